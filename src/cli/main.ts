@@ -1,0 +1,61 @@
+// The `berth` command: serve (what `npm start` runs), migrate, token create, openapi.
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Role } from '../config/config.ts';
+import { LockHeldError } from '../db/lock.ts';
+
+const USAGE = `usage: berth <command>
+  serve [--role all|api|worker]                      run the API and/or the workers (default all)
+  migrate                                            apply database migrations and exit
+  token create --organization NAME [--role ROLE] [--name NAME]
+                                                     create an API token (organization created if missing); prints it once
+  openapi                                            print the OpenAPI document`;
+
+function fail(message: string, code = 1): never {
+  process.stderr.write(`berth: ${message}\n`);
+  process.exit(code);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`configuration error: ${err.message}`);
+    throw err;
+  }
+  switch (command) {
+    case 'serve': {
+      const { values } = parseArgs({ args: rest, options: { role: { type: 'string', default: 'all' } } });
+      if (!['all', 'api', 'worker'].includes(values.role!)) fail(`--role must be all, api or worker, got "${values.role}"`);
+      const { serve } = await import('./serve.ts');
+      return serve(config, values.role as Role);
+    }
+    case 'migrate': {
+      const { runMigrate } = await import('./commands.ts');
+      return runMigrate(config);
+    }
+    case 'token': {
+      const { values, positionals } = parseArgs({
+        args: rest, allowPositionals: true,
+        options: { organization: { type: 'string' }, role: { type: 'string', default: 'OWNER' }, name: { type: 'string' } },
+      });
+      if (positionals[0] !== 'create') fail(USAGE, 2);
+      if (!values.organization) fail('token create needs --organization NAME', 2);
+      const { createToken } = await import('./commands.ts');
+      return createToken(config, values.organization, values.role!, values.name);
+    }
+    case 'openapi': {
+      const { printOpenApi } = await import('./commands.ts');
+      return printOpenApi(config);
+    }
+    default:
+      fail(USAGE, command ? 2 : 0);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof LockHeldError || err instanceof ConfigError) fail(err.message);
+  process.stderr.write(`berth: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,32 @@
+// `berth serve`: runs until SIGTERM/SIGINT, then shuts down gracefully: stop accepting, finish
+// in-flight requests and tasks (bounded), close the database, release the lock, exit 0.
+import type { Config, Role } from '../config/config.ts';
+import { startRuntime } from '../runtime.ts';
+
+const SHUTDOWN_LIMIT_MS = 25_000;
+
+export async function serve(config: Config, role: Role): Promise<void> {
+  const runtime = await startRuntime({ config, role });
+  const { logger } = runtime.ctx;
+  logger.info({ role, port: role === 'worker' ? undefined : config.port, database: runtime.ctx.db.kind }, 'berth started');
+  let shuttingDown = false;
+  const shutdown = (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS);
+    timer.unref();
+    runtime.stop().then(
+      () => process.exit(0),
+      (err) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}

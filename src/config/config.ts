@@ -1,0 +1,136 @@
+// Configuration: the environment variables of DESIGN.md, parsed and validated once into a frozen,
+// typed Config. A bad value stops the process with one line naming the variable (ConfigError).
+
+export type Role = 'all' | 'api' | 'worker';
+export type EngineKind = 'simulated' | 'kubernetes';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly bootstrapToken: string | undefined;
+  readonly bootstrapOrganization: string;
+  readonly oidcIssuer: string | undefined;
+  readonly oidcAudience: string | undefined;
+  readonly oidcJwksUrl: string | undefined;
+  /** base64 of 32 bytes; undefined means "generate into DATA_DIR" (embedded mode only) */
+  readonly encryptionKey: string | undefined;
+  readonly rateLimitPerHour: number;
+  readonly webhookAllowPrivateTargets: boolean;
+  readonly engine: EngineKind;
+  readonly logLevel: LogLevel;
+  /** trust X-Forwarded-For from these proxies (Fastify trustProxy semantics): false, true, or a list */
+  readonly trustProxy: boolean | string;
+  readonly bodyLimitBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = optional(env, name);
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${redactUrl(raw)}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+/** never print credentials embedded in a URL */
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const encryptionKey = optional(env, 'ENCRYPTION_KEY');
+  if (encryptionKey !== undefined && Buffer.from(encryptionKey, 'base64').length !== 32) {
+    throw new ConfigError('ENCRYPTION_KEY must be 32 bytes encoded in base64 (e.g. `openssl rand -base64 32`)');
+  }
+  if (databaseUrl !== undefined && encryptionKey === undefined) {
+    throw new ConfigError('ENCRYPTION_KEY is required when DATABASE_URL is set (32 bytes, base64)');
+  }
+  const oidcIssuer = url(env, 'OIDC_ISSUER', ['http:', 'https:']);
+  const oidcJwksUrl = url(env, 'OIDC_JWKS_URL', ['http:', 'https:']);
+  const oidcAudience = optional(env, 'OIDC_AUDIENCE');
+  if ((oidcIssuer || oidcJwksUrl) && !oidcAudience) {
+    throw new ConfigError('OIDC_AUDIENCE is required when OIDC_ISSUER or OIDC_JWKS_URL is set');
+  }
+  if (oidcJwksUrl && !oidcIssuer) {
+    throw new ConfigError('OIDC_ISSUER is required when OIDC_JWKS_URL is set (tokens are checked against it)');
+  }
+  const bootstrapToken = optional(env, 'BOOTSTRAP_TOKEN');
+  if (bootstrapToken !== undefined && bootstrapToken.length < 32) {
+    throw new ConfigError('BOOTSTRAP_TOKEN must be at least 32 characters');
+  }
+  const trustRaw = str(env, 'TRUST_PROXY', 'false');
+  const trustProxy = /^(true|false)$/i.test(trustRaw) ? /^true$/i.test(trustRaw) : trustRaw;
+  return Object.freeze({
+    port,
+    host: str(env, 'HOST', '0.0.0.0'),
+    publicUrl,
+    dataDir: str(env, 'DATA_DIR', './data'),
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    bootstrapToken,
+    bootstrapOrganization: str(env, 'BOOTSTRAP_ORGANIZATION', 'default'),
+    oidcIssuer,
+    oidcAudience,
+    oidcJwksUrl,
+    encryptionKey,
+    rateLimitPerHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000, 1, 10_000_000),
+    webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    engine: oneOf(env, 'ENGINE', 'simulated', ['simulated', 'kubernetes'] as const),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    trustProxy,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+  });
+}

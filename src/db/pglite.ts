@@ -1,0 +1,65 @@
+// Embedded driver: PGlite (PostgreSQL compiled to WebAssembly) persisted in DATA_DIR/pgdata,
+// or in memory for tests. One connection on the Node thread: keep transactions short.
+import { PGlite, types } from '@electric-sql/pglite';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Db, Queryable } from './db.ts';
+import { translateDbError } from './errors.ts';
+
+type Runner = { query: PGlite['query']; exec: PGlite['exec'] };
+
+function queryable(runner: Runner): Queryable {
+  return {
+    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+      try {
+        const res = await runner.query<R>(text, params as unknown[] | undefined);
+        return res.rows;
+      } catch (err) {
+        throw translateDbError(err);
+      }
+    },
+    async exec(sql: string): Promise<void> {
+      try {
+        await runner.exec(sql);
+      } catch (err) {
+        throw translateDbError(err);
+      }
+    },
+  };
+}
+
+/** dataDir: a directory, or 'memory://' for a throwaway in-memory database */
+export async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Db> {
+  let location: string | undefined;
+  if (dataDir !== 'memory://') {
+    location = join(resolve(dataDir), 'pgdata');
+    mkdirSync(location, { recursive: true });
+  }
+  const pglite = await PGlite.create({
+    dataDir: location,
+    loadDataDir,
+    // small buffers: the embedded default should idle in a modest amount of memory
+    postgresqlconf: ['shared_buffers=16MB'],
+    parsers: { [types.INT8]: (v: string) => Number(v) },
+  } as ConstructorParameters<typeof PGlite>[0] & { postgresqlconf: string[] });
+  const base = queryable(pglite);
+  return {
+    kind: 'pglite',
+    native: { kind: 'pglite', pglite },
+    query: base.query,
+    async transaction(fn) {
+      try {
+        return await pglite.transaction((tx) => fn(queryable(tx)));
+      } catch (err) {
+        throw translateDbError(err);
+      }
+    },
+    exec: base.exec,
+    async ping() {
+      await base.query('select 1');
+    },
+    async close() {
+      if (!pglite.closed) await pglite.close();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// PostgreSQL driver: a `pg` pool. Statements with parameters are named (prepared once per
+// connection) since the API's statements are static texts; int8 is parsed to number.
+import pg from 'pg';
+import { createHash } from 'node:crypto';
+import type { Db, Queryable } from './db.ts';
+import { translateDbError } from './errors.ts';
+
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 20);
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+  return {
+    async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
+      try {
+        const res = params && params.length > 0
+          ? await client.query({ name: statementName(text), text, values: params as unknown[] })
+          : await client.query(text);
+        return res.rows as R[];
+      } catch (err) {
+        throw translateDbError(err);
+      }
+    },
+    async exec(sql: string): Promise<void> {
+      try {
+        await client.query(sql);
+      } catch (err) {
+        throw translateDbError(err);
+      }
+    },
+  };
+}
+
+export async function openPostgres(connectionString: string, max: number): Promise<Db> {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
+  // a lost connection must not crash the process; requests fail with 503 and the pool reconnects
+  pool.on('error', () => {});
+  const base = queryable(pool);
+  return {
+    kind: 'postgres',
+    native: { kind: 'postgres', connectionString },
+    query: base.query,
+    async transaction(fn) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw translateDbError(err);
+      }
+      try {
+        await client.query('BEGIN');
+        const result = await fn(queryable(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw translateDbError(err);
+      } finally {
+        client.release();
+      }
+    },
+    exec: base.exec,
+    async ping() {
+      await base.query('select 1');
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

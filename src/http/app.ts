@@ -1,0 +1,99 @@
+// The Fastify application: validation (strict bodies, coerced query and path), authentication,
+// rate limiting, idempotency, error bodies, the OpenAPI document, health probes, and every
+// module's routes served both at their seed path and under /api/v1.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import { appliedVersion, latestVersion } from '../db/migrate.ts';
+import { unavailable } from '../lib/errors.ts';
+import type { Principal } from '../modules/access/principal.ts';
+import { registerModuleRoutes } from '../modules/index.ts';
+import { installErrorHandling } from './errors.ts';
+import { installIdempotency } from './idempotency.ts';
+import { createOpenApiCollector, docsPage } from './openapi.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest { principal: Principal }
+  interface FastifyContextConfig { public?: boolean; hidden?: boolean }
+}
+
+export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    removeAdditional: true,
+    useDefaults: true,
+    allErrors: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export async function buildApp(ctx: AppContext): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.trustProxy,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const bodyAjv = makeAjv(false);
+  const otherAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+
+  const openapi = createOpenApiCollector({ version: ctx.version, publicUrl: ctx.config.publicUrl });
+  const patterns: Array<{ method: string; regex: RegExp }> = [];
+  app.addHook('onRoute', (route) => {
+    openapi.onRoute(route);
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const regex = new RegExp('^' + route.url.replace(/:\w+/g, '[^/]+').replace(/\*/g, '.*') + '/?$');
+    for (const m of methods) if (m !== 'HEAD') patterns.push({ method: m, regex });
+  });
+  installErrorHandling(app, () => patterns);
+
+  app.decorateRequest('principal', null as never);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    if (request.routeOptions.config?.public || request.is404) return;
+    request.principal = await ctx.services.identity.authenticate(request.headers.authorization);
+    const decision = await ctx.rateLimiter.hit(request.principal.key);
+    reply.header('x-ratelimit-limit', decision.limit);
+    reply.header('x-ratelimit-remaining', decision.remaining);
+    reply.header('x-ratelimit-reset', decision.reset);
+    if (!decision.allowed) {
+      reply.header('retry-after', decision.retryAfter);
+      const { AppError } = await import('../lib/errors.ts');
+      throw new AppError(429, 'rate_limited', `Rate limit of ${decision.limit} requests per hour exceeded; retry after ${decision.retryAfter} s`);
+    }
+  });
+  installIdempotency(app, ctx.db);
+
+  app.get('/healthz', { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { public: true, hidden: true } }, async () => {
+    let version: string | null;
+    try {
+      version = await appliedVersion(ctx.db);
+    } catch {
+      throw unavailable('The database is unreachable');
+    }
+    if (version === null || version < latestVersion()) throw unavailable('Database migrations are not applied');
+    return { status: 'ready', migration: version };
+  });
+  app.get('/openapi.json', { config: { public: true, hidden: true } }, async () => openapi.document());
+  app.get('/docs', { config: { public: true, hidden: true } }, async (_req, reply) => reply.type('text/html').send(docsPage()));
+
+  await app.register(async (scope) => registerModuleRoutes(scope as App, ctx));
+  await app.register(async (scope) => registerModuleRoutes(scope as App, ctx), { prefix: '/api/v1' });
+  return app;
+}

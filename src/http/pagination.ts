@@ -1,0 +1,44 @@
+// Page arithmetic for list endpoints: `page` (from 1) and `page_size` (1–100) in, SQL limit and
+// offset out, and the `pagination` object back. Lists of configuration return everything when
+// neither parameter is given; histories that grow without bound always page (20 by default).
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+  /** null: no limit (every item) */
+  limit: number | null;
+  offset: number;
+}
+
+export interface PageInfo { page: number; page_size: number; total_count: number; total_pages: number }
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export function pageRequest(query: { page?: number; page_size?: number }, kind: 'configuration' | 'history'): PageRequest {
+  if (kind === 'configuration' && query.page === undefined && query.page_size === undefined) {
+    return { page: 1, pageSize: 0, limit: null, offset: 0 };
+  }
+  const page = query.page ?? 1;
+  const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
+  return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize };
+}
+
+export function pageInfo(req: PageRequest, totalCount: number): PageInfo {
+  const pageSize = req.limit === null ? totalCount : req.pageSize;
+  return {
+    page: req.page,
+    page_size: pageSize,
+    total_count: totalCount,
+    total_pages: pageSize === 0 ? 0 : Math.ceil(totalCount / pageSize),
+  };
+}
+
+/** `limit $n offset $m` values for SQL: null limit means all rows */
+export function sqlLimit(req: PageRequest): [number | null, number] {
+  return [req.limit, req.offset];
+}
+
+export function page<T>(req: PageRequest, results: T[], totalCount: number): { results: T[]; pagination: PageInfo } {
+  return { results, pagination: pageInfo(req, totalCount) };
+}

@@ -1,0 +1,92 @@
+// Rate limiting: a fixed one-hour window per token (per user for JWTs). Counters live in process
+// memory, or in Redis with REDIS_URL so several API processes share one budget. If Redis is
+// unreachable the limiter falls back to per-process counting and logs a warning (once per outage).
+import type { Logger } from 'pino';
+
+export const WINDOW_SECONDS = 3600;
+
+export interface RateDecision { limit: number; remaining: number; reset: number; allowed: boolean; retryAfter: number }
+
+export interface RateLimiter {
+  hit(key: string): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+interface CounterStore { incr(key: string, ttlSeconds: number): Promise<number>; close(): Promise<void> }
+
+function memoryStore(): CounterStore {
+  const counters = new Map<string, { count: number; expires: number }>();
+  return {
+    async incr(key, ttl) {
+      const now = Date.now();
+      let entry = counters.get(key);
+      if (!entry || entry.expires <= now) {
+        if (counters.size > 50_000) for (const [k, v] of counters) if (v.expires <= now) counters.delete(k);
+        entry = { count: 0, expires: now + ttl * 1000 };
+        counters.set(key, entry);
+      }
+      entry.count += 1;
+      return entry.count;
+    },
+    async close() {},
+  };
+}
+
+async function redisStore(url: string): Promise<CounterStore> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(url, {
+    lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  redis.on('error', () => { /* surfaced through failed commands; the limiter falls back */ });
+  await redis.connect().catch(() => { /* keeps retrying in the background */ });
+  return {
+    async incr(key, ttl) {
+      const res = await redis.multi().incr(key).expire(key, ttl, 'NX').exec();
+      const [err, count] = res?.[0] ?? [new Error('no reply'), 0];
+      if (err) throw err;
+      return Number(count);
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
+
+export async function createRateLimiter(options: { limit: number; redisUrl?: string; logger?: Logger; now?: () => number }): Promise<RateLimiter> {
+  const local = memoryStore();
+  const shared = options.redisUrl ? await redisStore(options.redisUrl) : null;
+  const now = options.now ?? Date.now;
+  let degraded = false;
+  return {
+    async hit(key) {
+      const seconds = Math.floor(now() / 1000);
+      const windowStart = seconds - (seconds % WINDOW_SECONDS);
+      const reset = windowStart + WINDOW_SECONDS;
+      const counterKey = `berth:rl:${key}:${windowStart}`;
+      let count: number;
+      if (shared) {
+        try {
+          count = await shared.incr(counterKey, WINDOW_SECONDS + 60);
+          if (degraded) {
+            degraded = false;
+            options.logger?.warn('rate limiter: Redis reachable again, counting in Redis');
+          }
+        } catch {
+          if (!degraded) {
+            degraded = true;
+            options.logger?.warn('rate limiter: Redis unreachable, counting per process until it returns');
+          }
+          count = await local.incr(counterKey, WINDOW_SECONDS + 60);
+        }
+      } else {
+        count = await local.incr(counterKey, WINDOW_SECONDS + 60);
+      }
+      const allowed = count <= options.limit;
+      return { limit: options.limit, remaining: Math.max(0, options.limit - count), reset, allowed, retryAfter: Math.max(1, reset - seconds) };
+    },
+    async close() {
+      await shared?.close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+// Schemas every route shares: ids, timestamps, the error body, pagination. TypeBox gives the
+// validation, the TypeScript types and the OpenAPI document from these same objects.
+import { Type, type TSchema } from 'typebox';
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const ErrorBody = Type.Object(
+  {
+    status: Type.Integer(),
+    error: Type.String(),
+    message: Type.String(),
+    code: Type.String({ description: 'stable machine-readable error code (snake_case)' }),
+    request_id: Type.String(),
+  },
+  { description: 'Error', additionalProperties: true },
+);
+
+export const Pagination = Type.Object({
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+  total_count: Type.Integer(),
+  total_pages: Type.Integer(),
+});
+
+export const PageQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'page number, from 1' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'items per page, 1 to 100' })),
+});
+
+export function Paginated<T extends TSchema>(item: T) {
+  return Type.Object({ results: Type.Array(item), pagination: Pagination });
+}
+
+export function idParams<K extends string>(...names: K[]) {
+  const props = Object.fromEntries(names.map((n) => [n, Uuid])) as Record<K, typeof Uuid>;
+  return Type.Object(props);
+}
+
+/** base record members of every returned resource */
+export const BaseRecord = {
+  id: Uuid,
+  created_at: Timestamp,
+  updated_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+};
+
+/** response map entry of operations that answer 204 with no body */
+export const NoContent = { 204: Type.Null({ description: 'Success, no body' }) };

@@ -1,0 +1,117 @@
+// Authentication: turns an Authorization header into a Principal, or refuses with 401.
+// `Token <api token>`: looked up by SHA-256 hash (cached briefly; deleting a token evicts it here
+// at once and in other processes within TOKEN_TTL_MS). `Bearer <jwt>`: verified against the
+// OIDC provider's JWKS (jose caches keys and refetches on an unknown kid, so rotation works),
+// issuer, audience and expiry; the user is recorded on first sight.
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { Config } from '../../config/config.ts';
+import type { Db } from '../../db/db.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
+import { unauthorized } from '../../lib/errors.ts';
+import type { Principal } from '../access/principal.ts';
+import type { Role } from '../access/roles.ts';
+
+const TOKEN_TTL_MS = 10_000;
+const JWT_CACHE_MAX_MS = 60_000;
+const CACHE_LIMIT = 10_000;
+
+export interface IdentityService {
+  authenticate(authorization: string | undefined): Promise<Principal>;
+  /** drop a revoked token from this process's cache */
+  evictToken(tokenId: string): void;
+}
+
+interface Cached { principal: Principal; until: number }
+
+export function createIdentityService(db: Db, config: Config): IdentityService {
+  const tokens = new Map<string, Cached>();
+  const jwts = new Map<string, Cached>();
+  let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
+
+  async function keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
+    if (jwks) return jwks;
+    let url = config.oidcJwksUrl;
+    if (!url) {
+      const discovery = `${config.oidcIssuer!.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+      const res = await fetch(discovery, { signal: AbortSignal.timeout(5000) });
+      if (!res.ok) throw new Error(`OIDC discovery failed with ${res.status}`);
+      url = ((await res.json()) as { jwks_uri?: string }).jwks_uri;
+      if (!url) throw new Error('OIDC discovery document has no jwks_uri');
+    }
+    jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: 10_000, cacheMaxAge: 10 * 60_000 });
+    return jwks;
+  }
+
+  function remember(map: Map<string, Cached>, key: string, entry: Cached): void {
+    if (map.size >= CACHE_LIMIT) map.clear();
+    map.set(key, entry);
+  }
+
+  async function byApiToken(secret: string): Promise<Principal> {
+    const hash = sha256Hex(secret);
+    const now = Date.now();
+    const hit = tokens.get(hash);
+    if (hit && hit.until > now) return hit.principal;
+    const rows = await db.query<{ id: string; organization_id: string; role: Role; name: string }>(
+      'select id, organization_id, role, name from api_tokens where token_hash = $1',
+      [hash],
+    );
+    const row = rows[0];
+    if (!row) {
+      tokens.delete(hash);
+      throw unauthorized();
+    }
+    const principal: Principal = {
+      kind: 'token', id: row.id, organizationId: row.organization_id, role: row.role, name: row.name, key: `t:${row.id}`,
+    };
+    remember(tokens, hash, { principal, until: now + TOKEN_TTL_MS });
+    void db.query('update api_tokens set last_used_at = now() where id = $1', [row.id]).catch(() => {});
+    return principal;
+  }
+
+  async function byJwt(jwt: string): Promise<Principal> {
+    if (!config.oidcIssuer || !config.oidcAudience) throw unauthorized('Bearer tokens are not enabled on this server');
+    const cacheKey = sha256Hex(jwt);
+    const now = Date.now();
+    const hit = jwts.get(cacheKey);
+    if (hit && hit.until > now) return hit.principal;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(jwt, await keySet(), { issuer: config.oidcIssuer, audience: config.oidcAudience }));
+    } catch {
+      throw unauthorized();
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthorized();
+    const email = typeof payload.email === 'string' ? payload.email : null;
+    const name = typeof payload.name === 'string' ? payload.name : null;
+    const rows = await db.query<{ id: string }>(
+      `insert into users (sub, email, name, last_activity_at) values ($1, $2, $3, now())
+       on conflict (sub) do update set email = excluded.email, name = excluded.name,
+         last_activity_at = now(), updated_at = now()
+       returning id`,
+      [payload.sub, email, name],
+    );
+    const principal: Principal = {
+      kind: 'user', id: rows[0]!.id, sub: payload.sub, email, name,
+      emailVerified: payload.email_verified !== false, key: `u:${rows[0]!.id}`,
+    };
+    const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
+    remember(jwts, cacheKey, { principal, until: Math.min(expiresAt, now + JWT_CACHE_MAX_MS) });
+    return principal;
+  }
+
+  return {
+    async authenticate(authorization) {
+      if (!authorization) throw unauthorized();
+      const match = /^(\w+)\s+(\S+)\s*$/.exec(authorization);
+      if (!match) throw unauthorized();
+      const scheme = match[1]!.toLowerCase();
+      if (scheme === 'token') return byApiToken(match[2]!);
+      if (scheme === 'bearer') return byJwt(match[2]!);
+      throw unauthorized();
+    },
+    evictToken(tokenId) {
+      for (const [hash, entry] of tokens) if (entry.principal.id === tokenId) tokens.delete(hash);
+    },
+  };
+}

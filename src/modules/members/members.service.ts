@@ -1,0 +1,113 @@
+// Members and invitations. ADMINs invite by email with a role no higher than their own; the
+// invited user, signed in with a JWT carrying that email, accepts and becomes a member. There
+// is one OWNER: its role changes only through transferOwnership, and it cannot be removed.
+import type { Db } from '../../db/db.ts';
+import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { page, type PageRequest } from '../../http/pagination.ts';
+import type { AccessService } from '../access/access.service.ts';
+import { displayName, type Principal } from '../access/principal.ts';
+import { canGrant, resolveRole, type Role } from '../access/roles.ts';
+import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import * as repo from './members.repo.ts';
+import type { InviteMember, InviteMemberRequest, Member } from './members.schemas.ts';
+
+export const INVITATION_TTL_DAYS = 7;
+
+type Paged<T> = ReturnType<typeof page<T>>;
+
+export interface MembersService {
+  list(p: Principal, orgId: string, req: PageRequest): Promise<Paged<Member>>;
+  changeRole(p: Principal, orgId: string, body: { user_id: string; role?: string; role_id?: string }): Promise<Member>;
+  remove(p: Principal, orgId: string, userId: string): Promise<void>;
+  invite(p: Principal, orgId: string, body: InviteMemberRequest): Promise<InviteMember>;
+  listInvites(p: Principal, orgId: string, req: PageRequest): Promise<Paged<InviteMember>>;
+  getInvite(p: Principal, orgId: string, inviteId: string): Promise<InviteMember>;
+  acceptInvite(p: Principal, orgId: string, inviteId: string): Promise<InviteMember>;
+  deleteInvite(p: Principal, orgId: string, inviteId: string): Promise<void>;
+}
+
+export function createMembersService(deps: { db: Db; access: AccessService; organizations: OrganizationsService; publicUrl: string }): MembersService {
+  const { db, access, organizations, publicUrl } = deps;
+
+  function requestedRole(body: { role?: string | null; role_id?: string | null }): Role {
+    if (!body.role && !body.role_id) throw badRequest('role or role_id is required');
+    const role = resolveRole(body);
+    if (!role) throw badRequest(body.role_id ? 'role_id is not a known role' : 'role must be one of OWNER, ADMIN, DEVOPS, VIEWER');
+    return role;
+  }
+
+  function inviteeMatches(p: Principal, email: string): boolean {
+    return p.kind === 'user' && p.emailVerified && p.email !== null && p.email.toLowerCase() === email.toLowerCase();
+  }
+
+  return {
+    async list(p, orgId, req) {
+      await organizations.authorize(p, orgId, 'read');
+      const { items, total } = await repo.listMembers(db, orgId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async changeRole(p, orgId, body) {
+      const myRole = await organizations.authorize(p, orgId, 'manage');
+      const role = requestedRole(body);
+      if (role === 'OWNER') throw badRequest('There is one OWNER; use transferOwnership to change it');
+      if (!canGrant(myRole, role)) throw forbidden(`Your role ${myRole} cannot grant ${role}`);
+      const member = await repo.findMember(db, orgId, body.user_id);
+      if (!member) throw notFound('Member');
+      if (member.role === 'OWNER') throw conflict("The OWNER's role changes only through transferOwnership");
+      await repo.setMemberRole(db, orgId, body.user_id, role);
+      access.forget(body.user_id, orgId);
+      return (await repo.findMember(db, orgId, body.user_id))!;
+    },
+    async remove(p, orgId, userId) {
+      const leavingMyself = p.kind === 'user' && p.id === userId;
+      await organizations.authorize(p, orgId, leavingMyself ? 'read' : 'manage');
+      const member = await repo.findMember(db, orgId, userId);
+      if (!member) throw notFound('Member');
+      if (member.role === 'OWNER') throw conflict('The OWNER cannot be removed; transfer ownership first');
+      await repo.deleteMember(db, orgId, userId);
+      access.forget(userId, orgId);
+    },
+    async invite(p, orgId, body) {
+      const myRole = await organizations.authorize(p, orgId, 'manage');
+      const role = requestedRole(body);
+      if (role === 'OWNER') throw badRequest('Invitations cannot grant OWNER; use transferOwnership after the user joins');
+      if (!canGrant(myRole, role)) throw forbidden(`Your role ${myRole} cannot grant ${role}`);
+      if (await repo.isMemberByEmail(db, orgId, body.email)) throw conflict('User is already a member of this organization');
+      const id = await db.transaction((tx) =>
+        repo.insertInvite(tx, orgId, body.email, role, { id: p.kind === 'user' ? p.id : null, name: displayName(p) }, INVITATION_TTL_DAYS));
+      return repo.toInvite((await repo.findInvite(db, orgId, id))!, publicUrl);
+    },
+    async listInvites(p, orgId, req) {
+      await organizations.authorize(p, orgId, 'manage');
+      const { items, total } = await repo.listInvites(db, orgId, req.limit, req.offset);
+      return page(req, items.map((r) => repo.toInvite(r, publicUrl)), total);
+    },
+    async getInvite(p, orgId, inviteId) {
+      const invite = await repo.findInvite(db, orgId, inviteId);
+      if (!invite) {
+        await organizations.authorize(p, orgId, 'read');
+        throw notFound('Invitation');
+      }
+      if (!inviteeMatches(p, invite.email)) await organizations.authorize(p, orgId, 'manage');
+      return repo.toInvite(invite, publicUrl);
+    },
+    async acceptInvite(p, orgId, inviteId) {
+      const invite = await repo.findInvite(db, orgId, inviteId);
+      if (!invite) throw notFound('Invitation');
+      if (!inviteeMatches(p, invite.email)) {
+        throw forbidden('Only the invited user, signed in with a verified email matching the invitation, can accept it');
+      }
+      if (invite.status === 'ACCEPTED') throw conflict('This invitation was already accepted');
+      await db.transaction(async (tx) => {
+        if (!(await repo.markInviteAccepted(tx, inviteId))) throw conflict('This invitation has expired; ask for a new one');
+        await repo.addMember(tx, orgId, p.id, invite.role);
+      });
+      access.forget(p.id, orgId);
+      return repo.toInvite((await repo.findInvite(db, orgId, inviteId))!, publicUrl);
+    },
+    async deleteInvite(p, orgId, inviteId) {
+      await organizations.authorize(p, orgId, 'manage');
+      if (!(await repo.deleteInvite(db, orgId, inviteId))) throw notFound('Invitation');
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// The PostgreSQL task queue (pg-boss underneath) behind a narrow interface. Rules it enforces:
+// enqueueing always goes through the caller's transaction handle (so a task exists exactly when
+// the state change that asked for it committed); every queue is created at start; handlers are
+// plain async functions that must be idempotent (delivery is at least once after a crash).
+import { PgBoss, fromPglite } from 'pg-boss';
+import type { Db, Queryable } from '../db/db.ts';
+import { TASK_KINDS, type TaskKind } from './tasks.ts';
+
+export interface EnqueueOptions {
+  startAfter?: Date | number;
+  /** dedupe: at most one queued (not yet started) task with this key per kind */
+  singletonKey?: string;
+}
+
+export interface TaskContext {
+  readonly id: string;
+  /** 0 on the first attempt */
+  readonly retryCount: number;
+  readonly signal: AbortSignal;
+}
+
+export type TaskHandler = (payload: Record<string, unknown>, task: TaskContext) => Promise<void>;
+
+export interface TaskQueue {
+  enqueue(tx: Queryable, kind: TaskKind, payload: Record<string, unknown>, options?: EnqueueOptions): Promise<string | null>;
+  work(kind: TaskKind, handler: TaskHandler, options?: { concurrency?: number }): Promise<void>;
+  /** recurring task on a cron (one firing per slot across all processes) */
+  schedule(kind: TaskKind, cron: string, payload: Record<string, unknown>, options?: { tz?: string; key?: string }): Promise<void>;
+  unschedule(kind: TaskKind, key?: string): Promise<void>;
+  /** counts by state, for health and metrics */
+  stats(kind: TaskKind): Promise<{ queued: number; active: number; deferred: number; total: number }>;
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+export interface QueueOptions {
+  /** run workers and cron here (roles all and worker) */
+  workers: boolean;
+  pollingIntervalSeconds?: number;
+}
+
+function txAdapter(tx: Queryable) {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      return { rows: await tx.query(text, values ?? []) };
+    },
+  };
+}
+
+export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQueue> {
+  const common = {
+    schema: 'pgboss',
+    schedule: options.workers,
+    supervise: options.workers,
+    cronMonitorIntervalSeconds: 5,
+    cronWorkerIntervalSeconds: 2,
+  };
+  const boss = db.native.kind === 'pglite'
+    ? new PgBoss({ ...common, db: fromPglite(db.native.pglite), backend: 'pglite' })
+    : new PgBoss({ ...common, connectionString: db.native.connectionString, max: options.workers ? 4 : 2 });
+  boss.on('error', () => { /* transient errors are retried by pg-boss itself; surfaced via stats */ });
+  await boss.start();
+  for (const [name, policy] of Object.entries(TASK_KINDS)) {
+    const existing = await boss.getQueue(name);
+    if (existing) await boss.updateQueue(name, { ...policy });
+    else await boss.createQueue(name, { ...policy, policy: 'standard' });
+  }
+  const polling = options.pollingIntervalSeconds ?? 0.5;
+
+  return {
+    async enqueue(tx, kind, payload, opts = {}) {
+      return boss.send(kind, payload, {
+        db: txAdapter(tx),
+        ...(opts.startAfter !== undefined ? { startAfter: opts.startAfter instanceof Date ? opts.startAfter : opts.startAfter } : {}),
+        ...(opts.singletonKey ? { singletonKey: opts.singletonKey, singletonSeconds: 1 } : {}),
+      });
+    },
+    async work(kind, handler, opts = {}) {
+      if (!options.workers) throw new Error('this process does not run workers (role api)');
+      await boss.work<Record<string, unknown>>(
+        kind,
+        { batchSize: 1, pollingIntervalSeconds: polling, localConcurrency: opts.concurrency ?? 1 },
+        async ([job]) => {
+          if (!job) return;
+          await handler(job.data ?? {}, {
+            id: job.id,
+            retryCount: (job as { retryCount?: number }).retryCount ?? 0,
+            signal: (job as { signal?: AbortSignal }).signal ?? new AbortController().signal,
+          });
+        },
+      );
+    },
+    async schedule(kind, cron, payload, opts = {}) {
+      await boss.schedule(kind, cron, payload, { tz: opts.tz ?? 'UTC', ...(opts.key ? { key: opts.key } : {}) });
+    },
+    async unschedule(kind, key) {
+      await boss.unschedule(kind, key);
+    },
+    async stats(kind) {
+      const q = await boss.getQueue(kind);
+      const r = q as unknown as { queuedCount?: number; activeCount?: number; deferredCount?: number; totalCount?: number } | null;
+      return { queued: r?.queuedCount ?? 0, active: r?.activeCount ?? 0, deferred: r?.deferredCount ?? 0, total: r?.totalCount ?? 0 };
+    },
+    async stop(opts = {}) {
+      await boss.stop({ graceful: true, close: db.native.kind === 'postgres', timeout: opts.timeoutMs ?? 10_000 });
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// Starting and stopping a berth process: logger, DATA_DIR lock, database, migrations, keys,
+// rate limiter, task queue, services, bootstrap, then the HTTP API (roles all/api) and the
+// workers (roles all/worker). stop() undoes it in reverse, letting in-flight work finish.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+import type { Config, Role } from './config/config.ts';
+import { createContext, type AppContext } from './context.ts';
+import { openDb, type Db } from './db/db.ts';
+import { acquireDataDirLock, type DataDirLock } from './db/lock.ts';
+import { migrate } from './db/migrate.ts';
+import { bootstrap } from './bootstrap.ts';
+import { buildApp, type App } from './http/app.ts';
+import { createRateLimiter } from './http/rate-limit.ts';
+import { createSealer } from './lib/crypto.ts';
+import { AppError } from './lib/errors.ts';
+import { startQueue } from './queue/queue.ts';
+import { startWorkers } from './workers/runner.ts';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export interface RuntimeOptions {
+  config: Config;
+  role?: Role;
+  /** tests pass an already open, migrated database */
+  db?: Db;
+  logger?: Logger;
+  listen?: boolean;
+  pollingIntervalSeconds?: number;
+}
+
+export interface Runtime {
+  ctx: AppContext;
+  app: App | null;
+  stop(): Promise<void>;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({
+    level: config.logLevel,
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.token', '*.password', '*.api_key', '*.credential', '*.value', '*.secret'],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** the 32-byte key for secrets at rest: ENCRYPTION_KEY, or one generated once into DATA_DIR */
+export function resolveEncryptionKey(config: Config): Buffer {
+  if (config.encryptionKey) return Buffer.from(config.encryptionKey, 'base64');
+  const dir = resolve(config.dataDir);
+  const file = join(dir, 'encryption-key');
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  }
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+}
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const { config } = options;
+  const role = options.role ?? 'all';
+  const logger = options.logger ?? createLogger(config);
+  let lock: DataDirLock | undefined;
+  let db = options.db;
+  if (!db) {
+    if (!config.databaseUrl) lock = acquireDataDirLock(config.dataDir);
+    try {
+      db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      const applied = await migrate(db);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    } catch (err) {
+      lock?.release();
+      throw err;
+    }
+  }
+  const sealer = createSealer(resolveEncryptionKey(config));
+  const rateLimiter = await createRateLimiter({ limit: config.rateLimitPerHour, redisUrl: config.redisUrl, logger });
+  const runsWorkers = role !== 'api';
+  const queue = await startQueue(db, { workers: runsWorkers, pollingIntervalSeconds: options.pollingIntervalSeconds });
+  const ctx = createContext({ version: VERSION, config, db, logger, sealer, rateLimiter, queue });
+  try {
+    await bootstrap(ctx);
+  } catch (err) {
+    // several processes starting at once on one PostgreSQL: one of them wins the race
+    if (!(err instanceof AppError && err.status === 409)) throw err;
+  }
+
+  let app: App | null = null;
+  if (role !== 'worker') {
+    app = await buildApp(ctx);
+    if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
+    else await app.ready();
+  }
+  if (runsWorkers) await startWorkers(ctx);
+
+  let stopping: Promise<void> | undefined;
+  return {
+    ctx,
+    app,
+    stop() {
+      stopping ??= (async () => {
+        await app?.close();
+        await queue.stop({ timeoutMs: 10_000 }).catch((err) => logger.warn({ err }, 'queue stop failed'));
+        await rateLimiter.close();
+        if (!options.db) await db!.close();
+        lock?.release();
+      })();
+      return stopping;
+    },
+  };
+}
