@@ -19,7 +19,7 @@ export function createServices(parts: ContextParts): Services {
   const { db, config } = parts;
   const identity = createIdentityService(db, config);
   const access = createAccessService(db);
-  const organizations = createOrganizationsService({ db, access });
+  const organizations = createOrganizationsService({ db, access, identity });
   const members = createMembersService({ db, access, organizations, publicUrl: config.publicUrl });
   const tokens = createTokensService({ db, access, identity, organizations });
   return { identity, access, organizations, members, tokens };

@@ -48,6 +48,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // JSON only: a text/plain body would otherwise reach validation as a string
+  app.removeContentTypeParser('text/plain');
   const bodyAjv = makeAjv(false);
   const otherAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));

@@ -19,6 +19,8 @@ export interface IdentityService {
   authenticate(authorization: string | undefined): Promise<Principal>;
   /** drop a revoked token from this process's cache */
   evictToken(tokenId: string): void;
+  /** drop every cached token of a deleted organization */
+  evictOrganization(organizationId: string): void;
 }
 
 interface Cached { principal: Principal; until: number }
@@ -38,7 +40,7 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
       url = ((await res.json()) as { jwks_uri?: string }).jwks_uri;
       if (!url) throw new Error('OIDC discovery document has no jwks_uri');
     }
-    jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: 10_000, cacheMaxAge: 10 * 60_000 });
+    jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 10 * 60_000 });
     return jwks;
   }
 
@@ -112,6 +114,11 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
     },
     evictToken(tokenId) {
       for (const [hash, entry] of tokens) if (entry.principal.id === tokenId) tokens.delete(hash);
+    },
+    evictOrganization(organizationId) {
+      for (const [hash, entry] of tokens) {
+        if (entry.principal.kind === 'token' && entry.principal.organizationId === organizationId) tokens.delete(hash);
+      }
     },
   };
 }

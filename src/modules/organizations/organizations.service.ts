@@ -6,6 +6,7 @@ import type { Db } from '../../db/db.ts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import type { AccessService } from '../access/access.service.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Action, Role } from '../access/roles.ts';
 import * as repo from './organizations.repo.ts';
@@ -22,8 +23,8 @@ export interface OrganizationsService {
   authorize(p: Principal, organizationId: string, action: Action): Promise<Role>;
 }
 
-export function createOrganizationsService(deps: { db: Db; access: AccessService }): OrganizationsService {
-  const { db, access } = deps;
+export function createOrganizationsService(deps: { db: Db; access: AccessService; identity: IdentityService }): OrganizationsService {
+  const { db, access, identity } = deps;
 
   async function authorize(p: Principal, organizationId: string, action: Action): Promise<Role> {
     if (p.kind === 'token') {
@@ -80,6 +81,7 @@ export function createOrganizationsService(deps: { db: Db; access: AccessService
     async remove(p, id) {
       await authorize(p, id, 'own');
       if (!(await repo.deleteOrganization(db, id))) throw notFound('Organization');
+      identity.evictOrganization(id);
     },
     async transferOwnership(p, id, userId) {
       await authorize(p, id, 'own');

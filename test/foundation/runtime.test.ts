@@ -1,0 +1,181 @@
+// The process around the API: configuration errors, the DATA_DIR lock, the bootstrap, the
+// `berth` command, and a real task going through the queue to a worker.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
+import { acquireDataDirLock } from '../../src/db/lock.ts';
+import { bootstrap } from '../../src/bootstrap.ts';
+import { eventually, startTestApp, testQueue } from '../support/harness.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+function berth(args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, [join(root, 'src/cli/main.ts'), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000,
+  });
+}
+
+describe('configuration', () => {
+  test('defaults follow DESIGN.md', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 8080);
+    assert.equal(c.host, '0.0.0.0');
+    assert.equal(c.publicUrl, 'http://localhost:8080');
+    assert.equal(c.dataDir, './data');
+    assert.equal(c.rateLimitPerHour, 1000);
+    assert.equal(c.engine, 'simulated');
+    assert.equal(c.webhookAllowPrivateTargets, false);
+    assert.equal(c.bootstrapOrganization, 'default');
+  });
+
+  for (const [env, mentions] of [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ RATE_LIMIT_PER_HOUR: '0' }, 'RATE_LIMIT_PER_HOUR'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://localhost/x' }, 'ENCRYPTION_KEY'],
+    [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
+    [{ ENGINE: 'docker' }, 'ENGINE'],
+    [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
+    [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_AUDIENCE'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ BOOTSTRAP_TOKEN: 'short' }, 'BOOTSTRAP_TOKEN'],
+  ] as const) {
+    test(`a bad value is refused naming the variable (${Object.keys(env)[0]})`, () => {
+      assert.throws(() => loadConfig(env as Record<string, string>), (err: unknown) => err instanceof ConfigError && err.message.includes(mentions));
+    });
+  }
+
+  test('the command stops with one clear line on a bad value', () => {
+    const r = berth(['migrate'], { PORT: 'abc' });
+    assert.equal(r.status, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /PORT must be an integer/);
+  });
+});
+
+describe('DATA_DIR lock', () => {
+  test('a second holder is refused while the first lives, and a stale lock is taken over', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'berth-lock-'));
+    const lock = acquireDataDirLock(dir);
+    // same process: simulate another live owner by checking a child's view
+    const r = berth(['migrate'], { DATA_DIR: dir });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /in use by another berth process/);
+    lock.release();
+    assert.ok(!existsSync(join(dir, 'berth.lock')));
+    // a lock left by a dead process is stale
+    const stale = spawnSync(process.execPath, ['-e', `require('fs').writeFileSync(${JSON.stringify(join(dir, 'berth.lock'))}, String(process.pid))`]);
+    assert.equal(stale.status, 0);
+    const again = acquireDataDirLock(dir);
+    assert.equal(readFileSync(join(dir, 'berth.lock'), 'utf8'), String(process.pid));
+    again.release();
+  });
+
+  test('token create refuses clearly while a server holds the embedded store', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'berth-lock-'));
+    const lock = acquireDataDirLock(dir);
+    try {
+      const r = berth(['token', 'create', '--organization', 'x'], { DATA_DIR: dir });
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /in use by another berth process/);
+    } finally {
+      lock.release();
+    }
+  });
+});
+
+describe('berth command', () => {
+  test('token create makes the organization, prints the token once, and it authenticates', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'berth-cli-'));
+    const r = berth(['token', 'create', '--organization', 'cli-org', '--role', 'ADMIN'], { DATA_DIR: dir, LOG_LEVEL: 'silent' });
+    assert.equal(r.status, 0, r.stderr);
+    const token = r.stdout.trim();
+    assert.match(token, /^berth_[A-Za-z0-9_-]{43}$/);
+    assert.match(r.stderr, /cli-org .* created; ADMIN token/);
+    const second = berth(['token', 'create', '--organization', 'cli-org'], { DATA_DIR: dir, LOG_LEVEL: 'silent' });
+    assert.equal(second.status, 0);
+    assert.doesNotMatch(second.stderr, /created;/, 'the organization exists the second time');
+    assert.notEqual(second.stdout.trim(), token);
+  });
+
+  test('openapi prints the document', () => {
+    const r = berth(['openapi'], {});
+    assert.equal(r.status, 0, r.stderr);
+    const doc = JSON.parse(r.stdout);
+    assert.equal(doc.openapi, '3.1.0');
+    assert.ok(doc.paths['/organization']);
+  });
+
+  test('an unknown command prints the usage', () => {
+    const r = berth(['frobnicate'], {});
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /usage: berth/);
+  });
+});
+
+describe('bootstrap', () => {
+  test('BOOTSTRAP_TOKEN is an OWNER token, idempotent across starts', async () => {
+    const secret = 'bootstrap-secret-0123456789abcdefghijkl';
+    const t = await startTestApp({ env: { BOOTSTRAP_TOKEN: secret, BOOTSTRAP_ORGANIZATION: `boot-${Date.now()}` } });
+    try {
+      await bootstrap(t.ctx);
+      await bootstrap(t.ctx);
+      const orgs = await t.request('GET', '/organization', { token: secret });
+      assert.equal(orgs.status, 200);
+      assert.equal(orgs.body.results[0].name, t.config.bootstrapOrganization);
+      const tokens = await t.request('GET', `/organization/${orgs.body.results[0].id}/apiToken`, { token: secret });
+      assert.equal(tokens.body.results.filter((x: { name: string }) => x.name === 'bootstrap').length, 1);
+      assert.equal(tokens.body.results[0].role, 'OWNER');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('without BOOTSTRAP_TOKEN a generated token is written once to DATA_DIR with mode 0600', async () => {
+    const t = await startTestApp({ env: { BOOTSTRAP_ORGANIZATION: `gen-${Date.now()}` } });
+    try {
+      await bootstrap(t.ctx);
+      const file = join(t.config.dataDir, 'initial-api-token');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const token = readFileSync(file, 'utf8').trim();
+      await bootstrap(t.ctx);
+      assert.equal(readFileSync(file, 'utf8').trim(), token, 'not rewritten');
+      assert.equal((await t.request('GET', '/organization', { token })).status, 200);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('task queue', () => {
+  test('a task enqueued in a committed transaction is run by a worker; a rolled-back one never exists', async () => {
+    const t = await startTestApp();
+    try {
+      const queue = await testQueue();
+      const seen: string[] = [];
+      // a kind reserved for this test would need a catalogue entry; the maintenance kind is real work
+      await t.ctx.db.query(`insert into idempotency_keys (principal, key, request_hash, created_at) values ('queue-test', 'k', 'h', now() - interval '2 days')`);
+      await queue.work('maintenance.cleanup', async (payload) => {
+        seen.push(String(payload.marker));
+        const { runMaintenance } = await import('../../src/workers/maintenance.ts');
+        await runMaintenance(t.ctx);
+      });
+      await t.ctx.db.transaction((tx) => queue.enqueue(tx, 'maintenance.cleanup', { marker: 'committed' }));
+      await t.ctx.db.transaction(async (tx) => {
+        await queue.enqueue(tx, 'maintenance.cleanup', { marker: 'rolled-back' });
+        throw new Error('abort');
+      }).catch(() => {});
+      await eventually(async () => seen.includes('committed'));
+      await eventually(async () => (await t.ctx.db.query(`select 1 from idempotency_keys where principal = 'queue-test'`)).length === 0);
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.deepEqual(seen.filter((s) => s === 'rolled-back'), []);
+    } finally {
+      await t.close();
+    }
+  });
+});
