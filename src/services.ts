@@ -5,6 +5,7 @@ import { createAccessService, type AccessService } from './modules/access/access
 import { createIdentityService, type IdentityService } from './modules/identity/identity.service.ts';
 import { createMembersService, type MembersService } from './modules/members/members.service.ts';
 import { createOrganizationsService, type OrganizationsService } from './modules/organizations/organizations.service.ts';
+import { createScopeService, type ScopeService } from './modules/scope/scope.service.ts';
 import { createTokensService, type TokensService } from './modules/tokens/tokens.service.ts';
 
 export interface Services {
@@ -13,6 +14,7 @@ export interface Services {
   organizations: OrganizationsService;
   members: MembersService;
   tokens: TokensService;
+  scope: ScopeService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -22,5 +24,6 @@ export function createServices(parts: ContextParts): Services {
   const organizations = createOrganizationsService({ db, access, identity });
   const members = createMembersService({ db, access, organizations, publicUrl: config.publicUrl });
   const tokens = createTokensService({ db, access, identity, organizations });
-  return { identity, access, organizations, members, tokens };
+  const scope = createScopeService({ db, organizations });
+  return { identity, access, organizations, members, tokens, scope };
 }

@@ -15,7 +15,7 @@ export interface TestOidc {
   close(): Promise<void>;
 }
 
-type KeyPair = { kid: string; privateKey: CryptoKey; jwk: JWK };
+type KeyPair = { kid: string; privateKey: Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]; jwk: JWK };
 
 async function newKey(n: number): Promise<KeyPair> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
