@@ -102,6 +102,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     app,
     stop() {
       stopping ??= (async () => {
+        if (app && options.listen !== false && config.shutdownDrainMs > 0) {
+          app.draining = true;
+          await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
+        }
         await app?.close();
         await queue.stop({ timeoutMs: 10_000 }).catch((err) => logger.warn({ err }, 'queue stop failed'));
         await rateLimiter.close();

@@ -3,6 +3,7 @@
 import type { Config, Role } from '../config/config.ts';
 import { startRuntime } from '../runtime.ts';
 
+// beyond the drain period, in-flight work gets this long before the process gives up
 const SHUTDOWN_LIMIT_MS = 25_000;
 
 export async function serve(config: Config, role: Role): Promise<void> {
@@ -17,7 +18,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     const timer = setTimeout(() => {
       logger.error('shutdown took too long; exiting');
       process.exit(1);
-    }, SHUTDOWN_LIMIT_MS);
+    }, config.shutdownDrainMs + SHUTDOWN_LIMIT_MS);
     timer.unref();
     runtime.stop().then(
       () => process.exit(0),

@@ -26,6 +26,10 @@ export interface Config {
   /** trust X-Forwarded-For from these proxies (Fastify trustProxy semantics): false, true, or a list */
   readonly trustProxy: boolean | string;
   readonly bodyLimitBytes: number;
+  /** when set, GET /metrics needs `Authorization: Bearer <token>`; unset: loopback clients only */
+  readonly metricsToken: string | undefined;
+  /** on SIGTERM, keep serving this long (readiness red, `Connection: close`) before closing */
+  readonly shutdownDrainMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -132,5 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     trustProxy,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
+    metricsToken: optional(env, 'METRICS_TOKEN'),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 1000, 0, 120_000),
   });
 }

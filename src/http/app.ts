@@ -13,9 +13,11 @@ import type { Principal } from '../modules/access/principal.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
 import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
+import { installMetrics } from './metrics.ts';
 import { createOpenApiCollector, docsPage } from './openapi.ts';
 
 declare module 'fastify' {
+  interface FastifyInstance { draining: boolean }
   interface FastifyRequest { principal: Principal }
   interface FastifyContextConfig { public?: boolean; hidden?: boolean }
 }
@@ -65,8 +67,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installErrorHandling(app, () => patterns);
 
   app.decorateRequest('principal', null as never);
+  // set when shutdown begins: readiness goes red and every response closes its connection, so
+  // clients move to another process before this one stops accepting
+  app.decorate('draining', false);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
+    if (app.draining) reply.header('connection', 'close');
     if (request.routeOptions.config?.public || request.is404) return;
     request.principal = await ctx.services.identity.authenticate(request.headers.authorization);
     const decision = await ctx.rateLimiter.hit(request.principal.key);
@@ -80,9 +86,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
   installIdempotency(app, ctx.db);
+  installMetrics(app, ctx);
 
   app.get('/healthz', { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { config: { public: true, hidden: true } }, async () => {
+    if (app.draining) throw unavailable('Shutting down');
     let version: string | null;
     try {
       version = await appliedVersion(ctx.db);

@@ -1,0 +1,89 @@
+// GET /metrics in Prometheus text format: request durations by route and status (recorded in
+// this process), queue depth and age per task kind, and whatever modules add through
+// `metricsCollectors` (deployments and webhook deliveries by outcome). Protected: with
+// METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; otherwise only loopback
+// clients may read it.
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.ts';
+import { safeEqual } from '../lib/crypto.ts';
+import { AppError } from '../lib/errors.ts';
+import { TASK_KINDS, type TaskKind } from '../queue/tasks.ts';
+
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** a collector returns Prometheus text lines (with their # HELP / # TYPE) */
+export type MetricsCollector = (ctx: AppContext) => Promise<string>;
+export const metricsCollectors: MetricsCollector[] = [];
+
+interface Series { buckets: number[]; count: number; sum: number }
+
+export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
+  const series = new Map<string, Series>();
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    if (route === '/metrics') return;
+    const key = `${request.method}\u0000${route}\u0000${reply.statusCode}`;
+    let s = series.get(key);
+    if (!s) {
+      s = { buckets: BUCKETS.map(() => 0), count: 0, sum: 0 };
+      series.set(key, s);
+    }
+    const seconds = reply.elapsedTime / 1000;
+    s.count += 1;
+    s.sum += seconds;
+    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]! += 1;
+  });
+
+  app.get('/metrics', { config: { public: true, hidden: true } }, async (request, reply) => {
+    const token = ctx.config.metricsToken;
+    if (token) {
+      const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      if (!safeEqual(given, token)) throw new AppError(401, 'unauthorized', 'Metrics need Authorization: Bearer <METRICS_TOKEN>');
+    } else if (!/^(127\.|::1$|::ffff:127\.)/.test(request.socket.remoteAddress ?? '')) {
+      throw new AppError(403, 'forbidden', 'Metrics are served to loopback clients only unless METRICS_TOKEN is set');
+    }
+    const lines: string[] = [
+      '# HELP berth_http_request_duration_seconds HTTP request durations by route and status',
+      '# TYPE berth_http_request_duration_seconds histogram',
+    ];
+    for (const [key, s] of series) {
+      const [method, route, status] = key.split('\u0000');
+      const labels = `method="${method}",route="${escapeLabel(route!)}",status="${status}"`;
+      BUCKETS.forEach((b, i) => lines.push(`berth_http_request_duration_seconds_bucket{${labels},le="${b}"} ${s.buckets[i]}`));
+      lines.push(`berth_http_request_duration_seconds_bucket{${labels},le="+Inf"} ${s.count}`);
+      lines.push(`berth_http_request_duration_seconds_sum{${labels}} ${s.sum}`);
+      lines.push(`berth_http_request_duration_seconds_count{${labels}} ${s.count}`);
+    }
+    lines.push(...(await queueMetrics(ctx)));
+    for (const collect of metricsCollectors) lines.push((await collect(ctx).catch(() => '')).trimEnd());
+    return reply.type('text/plain; version=0.0.4').send(lines.filter(Boolean).join('\n') + '\n');
+  });
+}
+
+async function queueMetrics(ctx: AppContext): Promise<string[]> {
+  const lines = [
+    '# HELP berth_queue_tasks Tasks per kind and state',
+    '# TYPE berth_queue_tasks gauge',
+    '# HELP berth_queue_oldest_queued_seconds Age of the oldest queued task per kind',
+    '# TYPE berth_queue_oldest_queued_seconds gauge',
+  ];
+  const rows = await ctx.db.query<{ name: string; state: string; n: number; oldest: number | null }>(
+    `select name, state::text as state, count(*)::int as n,
+            extract(epoch from (now() - min(created_on)))::float8 as oldest
+       from pgboss.job where name = any($1::text[]) and state in ('created', 'retry', 'active')
+      group by name, state`, [Object.keys(TASK_KINDS)]).catch(() => []);
+  for (const kind of Object.keys(TASK_KINDS) as TaskKind[]) {
+    for (const state of ['created', 'retry', 'active']) {
+      const r = rows.find((x) => x.name === kind && x.state === state);
+      lines.push(`berth_queue_tasks{kind="${kind}",state="${state}"} ${r?.n ?? 0}`);
+    }
+    const oldest = rows.filter((x) => x.name === kind && x.state !== 'active').reduce((m, x) => Math.max(m, x.oldest ?? 0), 0);
+    lines.push(`berth_queue_oldest_queued_seconds{kind="${kind}"} ${oldest}`);
+  }
+  return lines;
+}
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
