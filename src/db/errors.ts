@@ -39,6 +39,8 @@ export function translateDbError(err: unknown): unknown {
     case '22008':
     case '22003':
     case '22001':
+    case '22021':
+    case '22P05':
       return new AppError(400, 'bad_request', 'A value has an invalid format or is out of range');
     case '23514':
     case '23502':

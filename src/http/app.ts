@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { appliedVersion, latestVersion } from '../db/migrate.ts';
-import { unavailable } from '../lib/errors.ts';
+import { AppError, unavailable } from '../lib/errors.ts';
 import type { Principal } from '../modules/access/principal.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
 import { installErrorHandling } from './errors.ts';
@@ -38,6 +38,27 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
+/** JSON bodies; a NUL character (which PostgreSQL text cannot hold) is refused with 400 */
+function parseJsonBody(_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
+  if (body === '') {
+    done(Object.assign(new Error('The request body is empty but Content-Type is application/json'), { statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' }));
+    return;
+  }
+  let value: unknown;
+  try {
+    value = /\\u0000/i.test(body)
+      ? JSON.parse(body, (key, v) => {
+        if ((typeof v === 'string' && v.includes('\u0000')) || key.includes('\u0000')) throw new AppError(400, 'validation_error', 'Strings must not contain NUL characters');
+        return v;
+      })
+      : JSON.parse(body);
+  } catch (err) {
+    done(err instanceof AppError ? err : Object.assign(new Error('The request body is not valid JSON'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_JSON_BODY' }));
+    return;
+  }
+  done(null, value);
+}
+
 export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
@@ -52,6 +73,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   // JSON only: a text/plain body would otherwise reach validation as a string
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   const bodyAjv = makeAjv(false);
   const otherAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
@@ -81,7 +104,6 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply.header('x-ratelimit-reset', decision.reset);
     if (!decision.allowed) {
       reply.header('retry-after', decision.retryAfter);
-      const { AppError } = await import('../lib/errors.ts');
       throw new AppError(429, 'rate_limited', `Rate limit of ${decision.limit} requests per hour exceeded; retry after ${decision.retryAfter} s`);
     }
   });

@@ -23,6 +23,11 @@ describe('conventions', () => {
     assert.equal(body.message, 'The request body is not valid JSON');
   });
 
+  test('a NUL character in a string is 400, not a database error', async () => {
+    const r = await t.request('POST', `/organization/${org.id}/apiToken`, { token: org.token, body: { name: 'nul\u0000name', role: 'VIEWER' } });
+    assert.equal(expectErrorBody(r, 400).message, 'Strings must not contain NUL characters');
+  });
+
   test('an oversized body is 413 with the error body', async () => {
     const r = await t.request('POST', `/organization/${org.id}/apiToken`, { token: org.token, body: { name: 'x'.repeat(10_000), role: 'VIEWER' } });
     expectErrorBody(r, 413);
