@@ -1,0 +1,58 @@
+// Real berth processes for scale-out and fault tests: spawn `berth serve --role …` on a port,
+// wait until ready, kill (gracefully or with SIGKILL), collect stderr for diagnostics.
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { join } from 'node:path';
+import { eventually } from './harness.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+export interface BerthProcess {
+  role: string;
+  port: number;
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>): Promise<BerthProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve', '--role', role], {
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  if (role !== 'worker') {
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`berth ${role} exited: ${out}`);
+      return (await fetch(`${url}/readyz`).catch(() => null))?.status === 200;
+    }, 60_000, 200);
+  } else {
+    await eventually(async () => {
+      if (child.exitCode !== null) throw new Error(`berth worker exited: ${out}`);
+      return out.includes('berth started');
+    }, 60_000, 200);
+  }
+  return {
+    role, port, url, child,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
