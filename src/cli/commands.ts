@@ -57,6 +57,34 @@ export async function createToken(config: Config, organization: string, roleName
   });
 }
 
+/**
+ * Re-encrypts every secret with NEW_ENCRYPTION_KEY. Embedded mode: the new key replaces
+ * DATA_DIR/encryption-key (the old one is kept as encryption-key.previous). PostgreSQL mode:
+ * set ENCRYPTION_KEY to the new key on every process afterwards.
+ */
+export async function rotateKey(config: Config, newKeyBase64: string | undefined): Promise<void> {
+  const { rotateSecrets } = await import('./rotate-key.ts');
+  const { copyFileSync, writeFileSync } = await import('node:fs');
+  const { join, resolve } = await import('node:path');
+  const { randomBytes } = await import('node:crypto');
+  const newKey = newKeyBase64 ? Buffer.from(newKeyBase64, 'base64') : randomBytes(32);
+  if (newKey.length !== 32) throw new Error('NEW_ENCRYPTION_KEY must be 32 bytes in base64');
+  if (config.databaseUrl && !newKeyBase64) throw new Error('with DATABASE_URL, pass the new key in NEW_ENCRYPTION_KEY (32 bytes, base64)');
+  const from = createSealer(resolveEncryptionKey(config));
+  const to = createSealer(newKey);
+  await withDatabase(config, async (db) => {
+    const count = await db.transaction((tx) => rotateSecrets(tx, from, to));
+    if (!config.databaseUrl && !config.encryptionKey) {
+      const file = join(resolve(config.dataDir), 'encryption-key');
+      copyFileSync(file, `${file}.previous`);
+      writeFileSync(file, newKey.toString('base64') + '\n', { mode: 0o600 });
+      process.stderr.write(`re-encrypted ${count} secrets; the new key is in ${file} (the old one in ${file}.previous)\n`);
+    } else {
+      process.stderr.write(`re-encrypted ${count} secrets; now set ENCRYPTION_KEY to the new key on every berth process\n`);
+    }
+  });
+}
+
 /** Describing the routes needs no database: every query of this one fails loudly if attempted. */
 function detachedDb(): Db {
   const refuse = async (): Promise<never> => { throw new Error('no database in this command'); };

@@ -8,7 +8,11 @@ const USAGE = `usage: berth <command>
   migrate                                            apply database migrations and exit
   token create --organization NAME [--role ROLE] [--name NAME]
                                                      create an API token (organization created if missing); prints it once
-  openapi                                            print the OpenAPI document`;
+  openapi                                            print the OpenAPI document
+  rotate-key                                         re-encrypt every secret with NEW_ENCRYPTION_KEY
+                                                     (embedded mode: generated when unset, written to DATA_DIR)
+  backup --out FILE                                  embedded mode: write the database to FILE (server stopped)
+  restore --from FILE                                embedded mode: load FILE into an empty DATA_DIR`;
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`berth: ${message}\n`);
@@ -48,6 +52,18 @@ async function main(argv: string[]): Promise<void> {
     case 'openapi': {
       const { printOpenApi } = await import('./commands.ts');
       return printOpenApi(config);
+    }
+    case 'rotate-key': {
+      const { rotateKey } = await import('./commands.ts');
+      return rotateKey(config, process.env.NEW_ENCRYPTION_KEY);
+    }
+    case 'backup':
+    case 'restore': {
+      const { values } = parseArgs({ args: rest, options: { out: { type: 'string' }, from: { type: 'string' } } });
+      const file = command === 'backup' ? values.out : values.from;
+      if (!file) fail(`${command} needs ${command === 'backup' ? '--out' : '--from'} FILE`, 2);
+      const { backup, restore } = await import('./backup.ts');
+      return command === 'backup' ? backup(config, file) : restore(config, file);
     }
     default:
       fail(USAGE, command ? 2 : 0);
