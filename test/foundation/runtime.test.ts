@@ -15,7 +15,7 @@ const root = new URL('../..', import.meta.url).pathname;
 
 function berth(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, [join(root, 'src/cli/main.ts'), ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000,
+    env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024,
   });
 }
 
