@@ -1,6 +1,6 @@
 // Crypto helpers with no I/O: AES-256-GCM sealing of secrets at rest, API token generation and
 // hashing, constant-time comparison. Sealed values are versioned strings so keys can rotate.
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const SEAL_VERSION = 'v1';
 
@@ -10,8 +10,9 @@ export interface Sealer {
 }
 
 /** key: 32 raw bytes. Format: v1.<iv b64url>.<tag b64url>.<ciphertext b64url> */
-export function createSealer(key: Buffer): Sealer {
-  if (key.length !== 32) throw new Error('encryption key must be 32 bytes');
+export function createSealer(raw: Buffer): Sealer {
+  if (raw.length !== 32) throw new Error('encryption key must be 32 bytes');
+  const key = createSecretKey(raw);
   return {
     seal(plain) {
       const iv = randomBytes(12);

@@ -167,16 +167,31 @@ function zonedGap(c: CompiledSchedule, zone: Zone, transitions: readonly Transit
   return Number.isFinite(gapMs) ? { gapMs, first: witnessFirst, second: witnessSecond } : null;
 }
 
+// The answer depends only on the expression, the zone and the local day the analysis starts
+// from, and DST zones take milliseconds to walk: repeated checks (every create or edit of a
+// workflow with the usual handful of expressions) are served from this small memo.
+const MEMO_LIMIT = 512;
+const memo = new Map<string, GapWitness | null>();
+
 /** minimumGapMs with an example pair of firings; null when the schedule never fires. */
 export function findMinimumGap(schedule: CronSchedule, timeZone: string, options: MinimumGapOptions = {}): GapWitness | null {
-  const c = compileSchedule(schedule);
   const zone = getZone(timeZone);
   const fromMs = options.from === undefined ? Date.now() : instantOf(options.from, 'from');
+  const offset = zone.offsetAt(fromMs);
+  const startDay = Math.floor((fromMs + offset) / DAY_MS);
+  const key = `${schedule.expression}\u0000${timeZone}\u0000${startDay}`;
+  if (memo.has(key)) return memo.get(key)!;
+  const result = computeMinimumGap(schedule, zone, offset, startDay);
+  if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value!);
+  memo.set(key, result);
+  return result;
+}
+
+function computeMinimumGap(schedule: CronSchedule, zone: ReturnType<typeof getZone>, offset: number, startDay: number): GapWitness | null {
+  const c = compileSchedule(schedule);
   if (!c.firesEver) {
     return null;
   }
-  const offset = zone.offsetAt(fromMs);
-  const startDay = Math.floor((fromMs + offset) / DAY_MS);
   const transitions = zone.transitionsBetween((startDay - 2) * DAY_MS, (startDay + DST_HORIZON_DAYS + 2) * DAY_MS);
   if (transitions.length === 0) {
     return fixedOffsetGap(c, offset, startDay);

@@ -14,7 +14,19 @@ const BUCKET_MS = PROBES_PER_BUCKET * PROBE_MS;
  * IANA/Kubernetes do not), and wrong-case spellings of a zone's own name ("europe/paris", "utc"),
  * which Intl tolerates but a case-sensitive zoneinfo lookup (Go, Kubernetes) would not.
  */
+const validity = new Map<string, boolean>();
+
 export function isValidTimeZone(timeZone: string): boolean {
+  if (typeof timeZone !== 'string') return false;
+  let known = validity.get(timeZone);
+  if (known === undefined) {
+    known = checkTimeZone(timeZone);
+    if (validity.size < 2048) validity.set(timeZone, known);
+  }
+  return known;
+}
+
+function checkTimeZone(timeZone: string): boolean {
   if (typeof timeZone !== 'string' || timeZone.length === 0 || timeZone.length > 100) {
     return false;
   }
