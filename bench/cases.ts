@@ -1,0 +1,144 @@
+// The bench cases, as data: what each one requests, its targets (ratio to the bare Fastify route,
+// per database) and the fixtures it needs. Fixtures are made through berth's API; a case whose
+// route does not exist yet (404 "No route") or whose fixture could not be made is skipped with a note.
+import { isNoRoute, inParallel, type Api } from './api.ts';
+import { JOB_BODY, WORKFLOW_BODY } from './bodies.ts';
+
+export type DbKind = 'pglite' | 'postgres';
+
+export interface CaseRequest { method: 'GET' | 'POST'; path: string; body?: string }
+
+export interface BenchCase {
+  id: string;
+  label: string;
+  /** minimum ratio to the bare route; undefined: no target */
+  target?: Record<DbKind, number>;
+  /** the server under load: 'bare' is the baseline */
+  server: 'bare' | 'berth';
+  /** the request; `unique` replaces __NAME__ in the body with a name never used before */
+  request?: CaseRequest;
+  unique?: boolean;
+  /** why the case cannot run (set while preparing) */
+  skip?: string;
+  /** a note printed under the table (e.g. fewer rows seeded than asked) */
+  note?: string;
+}
+
+export interface Fixtures {
+  organizationId?: string;
+  clusterId?: string;
+  listProjectId?: string;
+  environmentsSeeded: number;
+  environmentsWanted: number;
+  serviceEnvironmentId?: string;
+}
+
+/** environments to seed: 10,000 (the target's size); PGlite creates ~80/s on a small machine, so its
+ * default is 5,000 to keep the run near 4 minutes (BENCH_ENVIRONMENTS overrides both) */
+export function environmentCount(db: DbKind): number {
+  return Number(process.env.BENCH_ENVIRONMENTS ?? (db === 'pglite' ? 5_000 : 10_000));
+}
+const SEED_CONCURRENCY = 20;
+
+function describe(answer: { status: number; body: any; text: string }): string {
+  return `${answer.status} ${answer.body?.message ?? answer.text.slice(0, 160)}`;
+}
+
+/** creates what the cases need; every step that fails leaves a reason instead of throwing */
+export async function prepareFixtures(api: Api, db: DbKind, log: (line: string) => void): Promise<{ fixtures: Fixtures; problems: Record<string, string> }> {
+  const fixtures: Fixtures = { environmentsSeeded: 0, environmentsWanted: environmentCount(db) };
+  const problems: Record<string, string> = {};
+  const orgs = await api('GET', '/organization');
+  fixtures.organizationId = orgs.body?.results?.[0]?.id;
+  if (!fixtures.organizationId) {
+    problems.organization = `GET /organization: ${describe(orgs)}`;
+    return { fixtures, problems };
+  }
+  const org = fixtures.organizationId;
+  const clusters = await api('GET', `/organization/${org}/cluster`);
+  fixtures.clusterId = clusters.body?.results?.[0]?.id;
+  if (!fixtures.clusterId) problems.cluster = isNoRoute(clusters) ? 'route /organization/{id}/cluster missing' : `no cluster: ${describe(clusters)}`;
+
+  const project = async (name: string): Promise<string | undefined> => {
+    const res = await api('POST', `/organization/${org}/project`, { name, description: 'bench fixture' });
+    if (res.status < 300) return res.body?.id;
+    problems.project = isNoRoute(res) ? 'route POST /organization/{id}/project missing' : `create project: ${describe(res)}`;
+    return undefined;
+  };
+  const environment = async (projectId: string, name: string) => api('POST', `/project/${projectId}/environment`, { name, mode: 'STAGING', cluster_id: fixtures.clusterId });
+
+  const servicesProject = await project('bench-services');
+  if (servicesProject && fixtures.clusterId) {
+    const env = await environment(servicesProject, 'bench-services');
+    if (env.status < 300) fixtures.serviceEnvironmentId = env.body?.id;
+    else problems.environment = isNoRoute(env) ? 'route POST /project/{id}/environment missing' : `create environment: ${describe(env)}`;
+  }
+  const listProject = await project('bench-environments');
+  if (listProject && fixtures.clusterId && !problems.environment) {
+    fixtures.listProjectId = listProject;
+    const started = performance.now();
+    try {
+      await inParallel(fixtures.environmentsWanted, SEED_CONCURRENCY, async (i) => {
+        const res = await environment(listProject, `env-${String(i).padStart(5, '0')}`);
+        if (res.status >= 300) throw new Error(`create environment ${i}: ${describe(res)}`);
+        fixtures.environmentsSeeded++;
+      });
+    } catch (err) {
+      problems.seed = (err as Error).message;
+    }
+    log(`seeded ${fixtures.environmentsSeeded} environments in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return { fixtures, problems };
+}
+
+/** the case list, with each case's request filled in from the fixtures or a reason to skip it */
+export function buildCases(fx: Fixtures, problems: Record<string, string>): BenchCase[] {
+  const org = fx.organizationId;
+  const missing = (...keys: string[]) => keys.map((k) => problems[k]).filter(Boolean).join('; ') || 'fixture missing';
+  const cases: BenchCase[] = [
+    { id: 'bare', label: 'bare Fastify GET / (baseline)', server: 'bare', request: { method: 'GET', path: '/' } },
+    // diagnostic, no target: berth's framework cost alone (hooks, logger, request id; no auth, no DB)
+    { id: 'healthz', label: 'berth GET /healthz (no auth, no DB)', server: 'berth', request: { method: 'GET', path: '/healthz' } },
+    {
+      id: 'getOrganization', label: 'GET /organization/{id}', server: 'berth', target: { postgres: 0.18, pglite: 0.08 },
+      ...(org ? { request: { method: 'GET', path: `/organization/${org}` } } : { skip: missing('organization') }),
+    },
+    {
+      id: 'listProjects', label: 'GET /organization/{id}/project', server: 'berth',
+      ...(org ? { request: { method: 'GET', path: `/organization/${org}/project` } } : { skip: missing('organization') }),
+    },
+    {
+      id: 'listEnvironments', label: `GET /project/{id}/environment?page_size=20`, server: 'berth', target: { postgres: 0.035, pglite: 0.012 },
+      ...(fx.listProjectId && fx.environmentsSeeded > 0
+        ? { request: { method: 'GET', path: `/project/${fx.listProjectId}/environment?page_size=20` } }
+        : { skip: missing('organization', 'cluster', 'project', 'environment', 'seed') }),
+      ...(fx.environmentsSeeded > 0 && fx.environmentsSeeded < fx.environmentsWanted ? { note: `only ${fx.environmentsSeeded} of ${fx.environmentsWanted} environments seeded: ${problems.seed}` } : {}),
+    },
+    {
+      id: 'createJob', label: 'POST /environment/{id}/job (full body)', server: 'berth', target: { postgres: 0.10, pglite: 0.05 }, unique: true,
+      ...(fx.serviceEnvironmentId
+        ? { request: { method: 'POST', path: `/environment/${fx.serviceEnvironmentId}/job`, body: JSON.stringify(JOB_BODY) } }
+        : { skip: missing('organization', 'cluster', 'project', 'environment') }),
+    },
+    {
+      id: 'createAgenticWorkflow', label: 'POST /environment/{id}/agenticWorkflow (full body)', server: 'berth', target: { postgres: 0.10, pglite: 0.05 }, unique: true,
+      ...(fx.serviceEnvironmentId
+        ? { request: { method: 'POST', path: `/environment/${fx.serviceEnvironmentId}/agenticWorkflow`, body: JSON.stringify(WORKFLOW_BODY) } }
+        : { skip: missing('organization', 'cluster', 'project', 'environment') }),
+    },
+  ];
+  const list = cases.find((c) => c.id === 'listEnvironments')!;
+  if (fx.environmentsSeeded > 0) list.label = `GET /project/{id}/environment?page_size=20 (of ${fx.environmentsSeeded})`;
+  return cases;
+}
+
+/** one request per case before measuring: a missing route skips the case, another failure marks it invalid */
+export async function probeCases(api: Api, cases: BenchCase[]): Promise<void> {
+  for (const c of cases) {
+    if (c.skip || !c.request || c.server === 'bare') continue;
+    const body = c.request.body?.replace('__NAME__', `probe-${c.id}`);
+    const res = await api(c.request.method, c.request.path, body === undefined ? undefined : JSON.parse(body));
+    if (isNoRoute(res)) c.skip = `route missing (${c.request.method} ${c.request.path.replace(/[0-9a-f-]{36}/g, '{id}').split('?')[0]} answers 404 No route)`;
+    else if (res.status >= 300) c.skip = `INVALID: probe answered ${describe(res)}`;
+  }
+}

@@ -1,0 +1,71 @@
+// `npm run bench`: the whole bench suite on PGlite and, when DATABASE_URL is set, on PostgreSQL
+// (a fresh database, dropped afterwards). Prints one table (see report.ts). Settings via env:
+// BENCH_SECONDS (per case per round, 2), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2),
+// BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_CASES (comma-separated case ids: only those, plus the bare route), BENCH_DB (pglite|postgres: only that one), BENCH_PROFILE (a directory:
+// run the loaded berth server with --cpu-prof there), BENCH_JSON (also write the raw results there).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { apiClient } from './api.ts';
+import { buildCases, prepareFixtures, probeCases, type DbKind } from './cases.ts';
+import { runRounds } from './measure.ts';
+import { formatTable, type DbRun } from './report.ts';
+import { freshDatabase, memoryMiB, randomSecret, startBare, startBerth, stop, waitReady } from './servers.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const IDLE_AFTER_MS = 10_000;
+
+function log(line: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+}
+
+async function benchDatabase(db: DbKind): Promise<DbRun> {
+  log(`--- ${db} ---`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-'));
+  const pgDb = db === 'postgres' ? await freshDatabase(process.env.DATABASE_URL!) : undefined;
+  const env = { dataDir, databaseUrl: pgDb?.url, encryptionKey: randomBytes(32).toString('base64'), bootstrapToken: randomSecret(32) };
+  const children: Array<Awaited<ReturnType<typeof startBerth>>> = [];
+  try {
+    const first = await startBerth(env);
+    children.push(first);
+    const startupEmptyMs = await waitReady(first, '/readyz');
+    await stop(first);
+    const profileDir = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined;
+    const berth = await startBerth(env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    children.push(berth);
+    const startupExistingMs = await waitReady(berth, '/readyz');
+    log(`startup: empty ${startupEmptyMs.toFixed(0)} ms, existing ${startupExistingMs.toFixed(0)} ms`);
+    await new Promise((r) => setTimeout(r, Math.max(0, IDLE_AFTER_MS - (performance.now() - berth.startedAt))));
+    const idleRssMiB = memoryMiB(berth, 'VmRSS');
+    const bare = await startBare();
+    children.push(bare);
+
+    const api = apiClient(berth.url, env.bootstrapToken);
+    const { fixtures, problems } = await prepareFixtures(api, db, log);
+    for (const [k, v] of Object.entries(problems)) log(`fixture ${k}: ${v}`);
+    const wanted = process.env.BENCH_CASES?.split(',').map((s) => s.trim());
+    const cases = buildCases(fixtures, problems).filter((c) => !wanted || c.id === 'bare' || wanted.includes(c.id));
+    await probeCases(api, cases);
+    for (const c of cases) if (c.skip) log(`skip ${c.id}: ${c.skip}`);
+    const results = await runRounds(cases, (c) => (c.server === 'bare' ? bare.url : berth.url), env.bootstrapToken, { rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP, log });
+    const peakRssMiB = memoryMiB(berth, 'VmHWM');
+    const notes = [`${ROUNDS} rounds × ${SECONDS} s per case, ${WARMUP} s warm-up, 10 connections`];
+    return { db, cases, results, startupEmptyMs, startupExistingMs, idleRssMiB, peakRssMiB, notes };
+  } finally {
+    for (const c of children) await stop(c);
+    await pgDb?.drop().catch((err) => log(`could not drop the bench database: ${err}`));
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const only = process.env.BENCH_DB;
+const dbs: DbKind[] = ['pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : [])].filter((d) => !only || d === only) as DbKind[];
+const runs: DbRun[] = [];
+for (const db of dbs) runs.push(await benchDatabase(db));
+process.stdout.write('\n' + formatTable(runs));
+if (process.env.BENCH_JSON) {
+  writeFileSync(process.env.BENCH_JSON, JSON.stringify(runs.map((r) => ({ ...r, results: Object.fromEntries(r.results) })), null, 2));
+}

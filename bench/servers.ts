@@ -1,0 +1,114 @@
+// Child processes of a bench run: berth (`node src/cli/main.ts serve`) on a fresh data directory
+// (and a fresh PostgreSQL database when DATABASE_URL is set, dropped afterwards), and the bare
+// Fastify baseline. Also the numbers read from the outside: time to /readyz 200 and RSS.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Child { proc: ChildProcess; port: number; url: string; startedAt: number; output: () => string }
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(args: string[], env: Record<string, string>, port: number): Child {
+  const startedAt = performance.now();
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const keep = (chunk: Buffer) => { out = (out + chunk.toString()).slice(-8000); };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  return { proc, port, url: `http://127.0.0.1:${port}`, startedAt, output: () => out };
+}
+
+/** polls `path` until it answers 200; returns milliseconds since spawn */
+export async function waitReady(child: Child, path: string, limitMs = 60_000): Promise<number> {
+  while (performance.now() - child.startedAt < limitMs) {
+    if (child.proc.exitCode !== null) throw new Error(`server exited with ${child.proc.exitCode}:\n${child.output()}`);
+    try {
+      const res = await fetch(child.url + path);
+      await res.arrayBuffer();
+      if (res.status === 200) return performance.now() - child.startedAt;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`server not ready on ${path} after ${limitMs} ms:\n${child.output()}`);
+}
+
+export interface BerthEnv { dataDir: string; databaseUrl?: string; encryptionKey?: string; bootstrapToken: string }
+
+export async function startBerth(env: BerthEnv, nodeFlags: string[] = []): Promise<Child> {
+  const vars: Record<string, string> = {
+    DATA_DIR: env.dataDir,
+    BOOTSTRAP_TOKEN: env.bootstrapToken,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_HOUR: '10000000', // the configuration's maximum
+    HOST: '127.0.0.1',
+  };
+  if (env.databaseUrl) {
+    vars.DATABASE_URL = env.databaseUrl;
+    vars.ENCRYPTION_KEY = env.encryptionKey!;
+  } else {
+    vars.DATABASE_URL = '';
+  }
+  return launch([...nodeFlags, 'src/cli/main.ts', 'serve'], vars, await freePort());
+}
+
+export async function startBare(): Promise<Child> {
+  const child = launch(['bench/bare-server.ts'], {}, await freePort());
+  await waitReady(child, '/');
+  return child;
+}
+
+/** SIGTERM, then wait for the exit (SIGKILL after 30 s) */
+export function stop(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.proc.kill('SIGKILL'), 30_000);
+    child.proc.once('exit', () => { clearTimeout(timer); resolve(); });
+    child.proc.kill('SIGTERM');
+  });
+}
+
+/** a line of /proc/<pid>/status in MiB (VmRSS: now, VmHWM: peak) */
+export function memoryMiB(child: Child, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${child.proc.pid}/status`, 'utf8');
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export function randomSecret(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** a fresh database on the server of `adminUrl`; returns its URL and a function dropping it */
+export async function freshDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `berth_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
