@@ -1,5 +1,6 @@
 // SQL for memberships and invitations.
 import type { Queryable } from '../../db/db.ts';
+import { selectPage } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { ROLE_IDS, ROLE_NAMES, type Role } from '../access/roles.ts';
@@ -24,12 +25,10 @@ const MEMBER_SELECT = `select m.user_id, u.email, u.name, u.last_activity_at, m.
   from memberships m join users u on u.id = m.user_id`;
 
 export async function listMembers(db: Queryable, orgId: string, limit: number | null, offset: number): Promise<{ items: Member[]; total: number }> {
-  const rows = await db.query<MemberRow & { total: number }>(
-    `${MEMBER_SELECT.replace('select ', 'select count(*) over () as total, ')} where m.organization_id = $1
-      order by m.created_at, m.user_id limit $2 offset $3`, [orgId, limit, offset]);
-  let total = rows[0]?.total;
-  if (total === undefined) total = (await db.query<{ n: number }>('select count(*)::int as n from memberships where organization_id = $1', [orgId]))[0]!.n;
-  return { items: rows.map(toMember), total: Number(total) };
+  const { rows, total } = await selectPage<MemberRow>(db,
+    `${MEMBER_SELECT} where m.organization_id = $1 order by m.created_at, m.user_id limit $2 offset $3`, [orgId],
+    'select count(*)::int as n from memberships where organization_id = $1', limit, offset);
+  return { items: rows.map(toMember), total };
 }
 
 export async function findMember(db: Queryable, orgId: string, userId: string): Promise<Member | null> {
@@ -94,12 +93,10 @@ export async function findInvite(db: Queryable, orgId: string, inviteId: string)
 }
 
 export async function listInvites(db: Queryable, orgId: string, limit: number | null, offset: number): Promise<{ items: InviteRow[]; total: number }> {
-  const rows = await db.query<InviteRow & { total: number }>(
-    `${INVITE_SELECT.replace('select ', 'select count(*) over () as total, ')} where i.organization_id = $1 and i.status = 'PENDING'
-      order by i.created_at, i.id limit $2 offset $3`, [orgId, limit, offset]);
-  let total = rows[0]?.total;
-  if (total === undefined) total = (await db.query<{ n: number }>(`select count(*)::int as n from invitations where organization_id = $1 and status = 'PENDING'`, [orgId]))[0]!.n;
-  return { items: rows, total: Number(total) };
+  const { rows, total } = await selectPage<InviteRow>(db,
+    `${INVITE_SELECT} where i.organization_id = $1 and i.status = 'PENDING' order by i.created_at, i.id limit $2 offset $3`, [orgId],
+    `select count(*)::int as n from invitations where organization_id = $1 and status = 'PENDING'`, limit, offset);
+  return { items: rows, total };
 }
 
 export async function markInviteAccepted(db: Queryable, inviteId: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 // SQL for the organizations table.
 import type { Queryable } from '../../db/db.ts';
+import { selectPage } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import type { Organization, OrganizationRequest } from './organizations.schemas.ts';
@@ -68,17 +69,11 @@ export async function deleteOrganization(db: Queryable, id: string): Promise<boo
 }
 
 export async function listOrganizationsOfUser(db: Queryable, userId: string, limit: number | null, offset: number): Promise<{ items: Organization[]; total: number }> {
-  const rows = await db.query<OrganizationRow & { total: number }>(
-    `select ${COLUMNS.split(', ').map((c) => 'o.' + c).join(', ')}, count(*) over () as total
+  const { rows, total } = await selectPage<OrganizationRow>(db,
+    `select ${COLUMNS.split(', ').map((c) => 'o.' + c).join(', ')}
        from organizations o join memberships m on m.organization_id = o.id
-      where m.user_id = $1 order by o.created_at, o.id limit $2 offset $3`,
-    [userId, limit, offset],
-  );
-  const total = rows[0]?.total ?? (offset > 0 ? await countOrganizationsOfUser(db, userId) : 0);
-  return { items: rows.map(toOrganization), total: Number(total) };
+      where m.user_id = $1 order by o.created_at, o.id limit $2 offset $3`, [userId],
+    'select count(*)::int as n from memberships where user_id = $1', limit, offset);
+  return { items: rows.map(toOrganization), total };
 }
 
-async function countOrganizationsOfUser(db: Queryable, userId: string): Promise<number> {
-  const rows = await db.query<{ n: number }>('select count(*)::int as n from memberships where user_id = $1', [userId]);
-  return rows[0]?.n ?? 0;
-}

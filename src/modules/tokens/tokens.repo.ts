@@ -1,5 +1,6 @@
 // SQL for API tokens: only the SHA-256 hash of a token is stored.
 import type { Queryable } from '../../db/db.ts';
+import { selectPage } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { ROLE_IDS, ROLE_NAMES, type Role } from '../access/roles.ts';
@@ -33,17 +34,11 @@ export async function insertToken(db: Queryable, t: {
 }
 
 export async function listTokens(db: Queryable, orgId: string, nameFilter: string | undefined, limit: number | null, offset: number): Promise<{ items: ApiToken[]; total: number }> {
-  const rows = await db.query<TokenRow & { total: number }>(
-    `select ${COLUMNS}, count(*) over () as total from api_tokens
-      where organization_id = $1 and ($2::text is null or strpos(lower(name), lower($2)) > 0)
-      order by created_at, id limit $3 offset $4`, [orgId, nameFilter ?? null, limit, offset]);
-  let total = rows[0]?.total;
-  if (total === undefined) {
-    total = (await db.query<{ n: number }>(
-      `select count(*)::int as n from api_tokens where organization_id = $1 and ($2::text is null or strpos(lower(name), lower($2)) > 0)`,
-      [orgId, nameFilter ?? null]))[0]!.n;
-  }
-  return { items: rows.map(toToken), total: Number(total) };
+  const where = 'where organization_id = $1 and ($2::text is null or strpos(lower(name), lower($2)) > 0)';
+  const { rows, total } = await selectPage<TokenRow>(db,
+    `select ${COLUMNS} from api_tokens ${where} order by created_at, id limit $3 offset $4`, [orgId, nameFilter ?? null],
+    `select count(*)::int as n from api_tokens ${where}`, limit, offset);
+  return { items: rows.map(toToken), total };
 }
 
 export async function deleteToken(db: Queryable, orgId: string, tokenId: string): Promise<boolean> {
