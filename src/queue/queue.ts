@@ -64,6 +64,11 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
     if (existing) await boss.updateQueue(name, { ...policy });
     else await boss.createQueue(name, { ...policy, policy: 'standard' });
   }
+  // Creating or updating a queue evicts it from pg-boss's queue cache, and a send inside a
+  // transaction that misses the cache looks the queue up over pg-boss's own connection — which,
+  // on PGlite, the caller's transaction holds: a deadlock. Warm the cache for every kind now
+  // (previewRedrive is a cheap read that goes through it).
+  for (const name of Object.keys(TASK_KINDS)) await boss.previewRedrive(name);
   const polling = options.pollingIntervalSeconds ?? 0.5;
 
   return {

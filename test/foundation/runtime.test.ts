@@ -153,6 +153,22 @@ describe('bootstrap', () => {
 });
 
 describe('task queue', () => {
+  test('enqueueing inside a transaction right after start does not deadlock (no worker in this process)', async () => {
+    const { testDatabase } = await import('../support/db.ts');
+    const { startQueue } = await import('../../src/queue/queue.ts');
+    const { db } = await testDatabase();
+    const queue = await startQueue(db, { workers: false });
+    try {
+      const id = await Promise.race([
+        db.transaction((tx) => queue.enqueue(tx, 'maintenance.cleanup', { marker: 'no-deadlock' }, { startAfter: new Date(Date.now() + 3_600_000) })),
+        new Promise((_, reject) => setTimeout(() => reject(new Error('enqueue deadlocked')), 8000)),
+      ]);
+      assert.ok(id);
+    } finally {
+      await queue.stop({ timeoutMs: 1000 });
+    }
+  });
+
   test('a task enqueued in a committed transaction is run by a worker; a rolled-back one never exists', async () => {
     const t = await startTestApp();
     try {
