@@ -1,0 +1,86 @@
+// Clusters of an organization: where environments run, and the capacity one service may request
+// (cpu/memory/gpu, read by every service module through the scope service). ADMIN manages, VIEWER
+// reads. A cluster that environments or project deployment rules still name cannot be deleted (409).
+import type { Db } from '../../db/db.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import type { Principal } from '../access/principal.ts';
+import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import * as repo from './clusters.repo.ts';
+import type { Cluster, ClusterRequest, ClusterStatus } from './clusters.schemas.ts';
+
+export interface ClustersService {
+  list(p: Principal, organizationId: string, req: PageRequest): Promise<{ results: Cluster[]; pagination: PageInfo }>;
+  create(p: Principal, organizationId: string, body: ClusterRequest): Promise<Cluster>;
+  get(p: Principal, organizationId: string, clusterId: string): Promise<Cluster>;
+  update(p: Principal, organizationId: string, clusterId: string, body: ClusterRequest): Promise<Cluster>;
+  remove(p: Principal, organizationId: string, clusterId: string): Promise<void>;
+  status(p: Principal, organizationId: string, clusterId: string): Promise<ClusterStatus>;
+  statuses(p: Principal, organizationId: string): Promise<{ results: ClusterStatus[] }>;
+}
+
+function toStatus(c: Cluster): ClusterStatus {
+  return { cluster_id: c.id, status: c.status, is_deployed: c.status === 'READY' || c.status === 'DEPLOYED', last_deployment_date: null };
+}
+
+function checkNodes(min: number, max: number): void {
+  if (min > max) throw badRequest('max_running_nodes must be at least min_running_nodes');
+}
+
+export function createClustersService(deps: { db: Db; organizations: OrganizationsService }): ClustersService {
+  const { db, organizations } = deps;
+
+  async function load(organizationId: string, clusterId: string): Promise<Cluster> {
+    const cluster = await repo.findCluster(db, organizationId, clusterId);
+    if (!cluster) throw notFound('Cluster');
+    return cluster;
+  }
+
+  return {
+    async list(p, organizationId, req) {
+      await organizations.authorize(p, organizationId, 'read');
+      const { items, total } = await repo.listClusters(db, organizationId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async create(p, organizationId, body) {
+      await organizations.authorize(p, organizationId, 'manage');
+      const min = body.min_running_nodes ?? 1;
+      const max = body.max_running_nodes ?? min;
+      checkNodes(min, max);
+      return db.transaction((tx) => repo.insertCluster(tx, organizationId, { ...body, min_running_nodes: min, max_running_nodes: max }));
+    },
+    async get(p, organizationId, clusterId) {
+      await organizations.authorize(p, organizationId, 'read');
+      return load(organizationId, clusterId);
+    },
+    async update(p, organizationId, clusterId, body) {
+      await organizations.authorize(p, organizationId, 'manage');
+      const current = await load(organizationId, clusterId);
+      checkNodes(body.min_running_nodes ?? current.min_running_nodes, body.max_running_nodes ?? current.max_running_nodes);
+      const updated = await db.transaction((tx) => repo.updateCluster(tx, organizationId, clusterId, body));
+      if (!updated) throw notFound('Cluster');
+      return updated;
+    },
+    async remove(p, organizationId, clusterId) {
+      await organizations.authorize(p, organizationId, 'manage');
+      await load(organizationId, clusterId);
+      const inUse = await repo.countEnvironmentsOnCluster(db, clusterId);
+      if (inUse > 0) throw conflict(`The cluster is used by ${inUse} environment(s); delete or move them first`);
+      if (!(await repo.deleteCluster(db, organizationId, clusterId))) throw notFound('Cluster');
+    },
+    async status(p, organizationId, clusterId) {
+      await organizations.authorize(p, organizationId, 'read');
+      return toStatus(await load(organizationId, clusterId));
+    },
+    async statuses(p, organizationId) {
+      await organizations.authorize(p, organizationId, 'read');
+      const { items } = await repo.listClusters(db, organizationId, null, 0);
+      return { results: items.map(toStatus) };
+    },
+  };
+}
+
+/** bootstrap provisioner: the bootstrap organization gets a `local` default cluster */
+export async function provisionLocalCluster(ctx: { db: Db }, organizationId: string): Promise<void> {
+  await repo.ensureLocalCluster(ctx.db, organizationId);
+}

@@ -1,0 +1,106 @@
+// Deployment rules. Project rules are ordered defaults for new environments: the first rule
+// whose wildcard matches a new environment's name gives it its mode and cluster (when the request
+// names none) and its start/stop schedule. Each environment has one rule of its own (read and
+// edited by id; created with the environment). ADMIN manages, VIEWER reads.
+import type { Db } from '../../db/db.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
+import type { Principal } from '../access/principal.ts';
+import type { ProjectsService } from '../projects/projects.service.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
+import * as repo from './deployment-rules.repo.ts';
+import { checkPriorityOrder, validateSchedule, type Schedule, type ScheduleInput } from './deployment-rules.rules.ts';
+import type { EnvironmentDeploymentRule, EnvironmentDeploymentRuleRequest, ProjectDeploymentRule, ProjectDeploymentRuleRequest } from './deployment-rules.schemas.ts';
+
+type RuleList = { results: ProjectDeploymentRule[]; pagination: PageInfo };
+
+export interface DeploymentRulesService {
+  list(p: Principal, projectId: string, req: PageRequest): Promise<RuleList>;
+  create(p: Principal, projectId: string, body: ProjectDeploymentRuleRequest): Promise<ProjectDeploymentRule>;
+  get(p: Principal, projectId: string, ruleId: string): Promise<ProjectDeploymentRule>;
+  update(p: Principal, projectId: string, ruleId: string, body: ProjectDeploymentRuleRequest): Promise<ProjectDeploymentRule>;
+  remove(p: Principal, projectId: string, ruleId: string): Promise<void>;
+  reorder(p: Principal, projectId: string, orderedIds: string[]): Promise<RuleList>;
+  getForEnvironment(p: Principal, environmentId: string): Promise<EnvironmentDeploymentRule>;
+  updateForEnvironment(p: Principal, environmentId: string, ruleId: string, body: EnvironmentDeploymentRuleRequest): Promise<EnvironmentDeploymentRule>;
+}
+
+function schedule(input: ScheduleInput): Schedule {
+  const checked = validateSchedule(input);
+  if (!checked.ok) throw badRequest(checked.error);
+  return checked.value;
+}
+
+export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsService; scope: ScopeService }): DeploymentRulesService {
+  const { db, projects, scope } = deps;
+
+  async function values(organizationId: string, body: ProjectDeploymentRuleRequest, current?: ProjectDeploymentRule): Promise<repo.ProjectRuleValues> {
+    const s = schedule(body);
+    const cluster = await db.query('select 1 from clusters where id = $1 and organization_id = $2', [body.cluster_id, organizationId]);
+    if (cluster.length === 0) throw badRequest('cluster_id does not name a cluster of this organization');
+    return {
+      name: body.name, description: body.description === undefined ? (current?.description ?? null) : body.description,
+      mode: body.mode, clusterId: body.cluster_id, schedule: s, autoStop: body.auto_stop ?? current?.auto_stop ?? false,
+      wildcard: body.wildcard ?? current?.wildcard ?? '',
+    };
+  }
+
+  async function mustFind(projectId: string, ruleId: string): Promise<ProjectDeploymentRule> {
+    const rule = await repo.findProjectRule(db, projectId, ruleId);
+    if (!rule) throw notFound('Deployment rule');
+    return rule;
+  }
+
+  return {
+    async list(p, projectId, req) {
+      await projects.resolve(p, projectId, 'read');
+      const { items, total } = await repo.listProjectRules(db, projectId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async create(p, projectId, body) {
+      const project = await projects.resolve(p, projectId, 'manage');
+      const v = await values(project.organization.id, body);
+      return db.transaction((tx) => repo.insertProjectRule(tx, project.organization.id, projectId, v));
+    },
+    async get(p, projectId, ruleId) {
+      await projects.resolve(p, projectId, 'read');
+      return mustFind(projectId, ruleId);
+    },
+    async update(p, projectId, ruleId, body) {
+      const project = await projects.resolve(p, projectId, 'manage');
+      const current = await mustFind(projectId, ruleId);
+      const v = await values(project.organization.id, body, current);
+      const updated = await db.transaction((tx) => repo.updateProjectRule(tx, projectId, ruleId, v));
+      if (!updated) throw notFound('Deployment rule');
+      return updated;
+    },
+    async remove(p, projectId, ruleId) {
+      await projects.resolve(p, projectId, 'manage');
+      if (!(await repo.deleteProjectRule(db, projectId, ruleId))) throw notFound('Deployment rule');
+    },
+    async reorder(p, projectId, orderedIds) {
+      await projects.resolve(p, projectId, 'manage');
+      await db.transaction(async (tx) => {
+        const problem = checkPriorityOrder(await repo.projectRuleIds(tx, projectId), orderedIds);
+        if (problem) throw badRequest(problem);
+        for (const [index, id] of orderedIds.entries()) await repo.setPriority(tx, projectId, id.toLowerCase(), index);
+      });
+      const { items, total } = await repo.listProjectRules(db, projectId, null, 0);
+      return page({ page: 1, pageSize: 0, limit: null, offset: 0 }, items, total);
+    },
+    async getForEnvironment(p, environmentId) {
+      await scope.environment(p, environmentId, 'read');
+      return db.transaction((tx) => repo.ensureEnvironmentRule(tx, environmentId));
+    },
+    async updateForEnvironment(p, environmentId, ruleId, body) {
+      await scope.environment(p, environmentId, 'manage');
+      const s = schedule(body);
+      return db.transaction(async (tx) => {
+        await repo.ensureEnvironmentRule(tx, environmentId);
+        const updated = await repo.updateEnvironmentRule(tx, environmentId, ruleId, s, body.auto_stop, body.on_demand_preview, body.auto_preview);
+        if (!updated) throw notFound('Deployment rule');
+        return updated;
+      });
+    },
+  };
+}

@@ -1,0 +1,96 @@
+// SQL for the environments table, and the copy of an environment's services for a clone.
+import type { Queryable } from '../../db/db.ts';
+import { selectPage } from '../../db/page.ts';
+import { registerConstraint } from '../../db/errors.ts';
+import { iso, isoRequired } from '../../lib/text.ts';
+import type { Environment } from './environments.schemas.ts';
+
+registerConstraint('environments_project_name_key', 'Environment name is already taken in this project');
+
+interface EnvironmentRow {
+  id: string; organization_id: string; project_id: string; cluster_id: string; name: string; mode: string; auto_preview: boolean;
+  expires_at: Date | null; cloned_from_id: string | null; created_at: Date; updated_at: Date | null;
+  cluster_name: string; cloud_provider: string; region: string;
+}
+
+const SELECT = `select e.id, e.organization_id, e.project_id, e.cluster_id, e.name, e.mode, e.auto_preview, e.expires_at,
+  e.cloned_from_id, e.created_at, e.updated_at, c.name as cluster_name, c.cloud_provider, c.region
+  from environments e join clusters c on c.id = e.cluster_id`;
+
+function toEnvironment(r: EnvironmentRow): Environment {
+  return {
+    id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name, mode: r.mode,
+    cluster_id: r.cluster_id, cluster_name: r.cluster_name,
+    cloud_provider: { provider: r.cloud_provider.toLowerCase(), cluster: r.region },
+    project: { id: r.project_id }, organization: { id: r.organization_id }, auto_preview: r.auto_preview,
+    expires_at: iso(r.expires_at), cloned_from_id: r.cloned_from_id,
+  };
+}
+
+export async function findEnvironment(db: Queryable, id: string): Promise<Environment | null> {
+  const rows = await db.query<EnvironmentRow>(`${SELECT} where e.id = $1`, [id]);
+  return rows[0] ? toEnvironment(rows[0]) : null;
+}
+
+export async function listEnvironments(db: Queryable, projectId: string, limit: number | null, offset: number): Promise<{ items: Environment[]; total: number }> {
+  const { rows, total } = await selectPage<EnvironmentRow>(db,
+    `${SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`, [projectId],
+    'select count(*)::int as n from environments where project_id = $1', limit, offset);
+  return { items: rows.map(toEnvironment), total };
+}
+
+export interface NewEnvironment {
+  organizationId: string; projectId: string; clusterId: string; name: string; mode: string; autoPreview: boolean;
+  expiresAt: string | null; clonedFromId: string | null;
+}
+
+export async function insertEnvironment(db: Queryable, v: NewEnvironment): Promise<string> {
+  const rows = await db.query<{ id: string }>(
+    `insert into environments (organization_id, project_id, cluster_id, name, mode, auto_preview, expires_at, cloned_from_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
+    [v.organizationId, v.projectId, v.clusterId, v.name, v.mode, v.autoPreview, v.expiresAt, v.clonedFromId]);
+  return rows[0]!.id;
+}
+
+/** members sent change; omitted members keep their value */
+export async function updateEnvironment(db: Queryable, id: string, v: { name?: string | undefined; mode?: string | undefined; auto_preview?: boolean | undefined }): Promise<boolean> {
+  const rows = await db.query(
+    `update environments set name = coalesce($2, name), mode = coalesce($3, mode), auto_preview = coalesce($4, auto_preview), updated_at = now()
+      where id = $1 returning id`, [id, v.name ?? null, v.mode ?? null, v.auto_preview ?? null]);
+  return rows.length > 0;
+}
+
+export async function deleteEnvironment(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query('delete from environments where id = $1 returning id', [id])).length > 0;
+}
+
+export async function clusterOfOrganization(db: Queryable, organizationId: string, clusterId: string): Promise<boolean> {
+  return (await db.query('select 1 from clusters where id = $1 and organization_id = $2', [clusterId, organizationId])).length > 0;
+}
+
+export async function defaultClusterId(db: Queryable, organizationId: string): Promise<string | null> {
+  const rows = await db.query<{ id: string }>('select id from clusters where organization_id = $1 and is_default', [organizationId]);
+  return rows[0]?.id ?? null;
+}
+
+export async function lockEnvironment(db: Queryable, id: string): Promise<{ deleting: boolean } | null> {
+  const rows = await db.query<{ deleting: boolean }>('select deleting from environments where id = $1 for update', [id]);
+  return rows[0] ?? null;
+}
+
+export async function servicesToClone(db: Queryable, environmentId: string): Promise<Array<{ id: string; secrets: unknown }>> {
+  return db.query<{ id: string; secrets: unknown }>('select id, secrets from services where environment_id = $1 order by created_at, id', [environmentId]);
+}
+
+/** copies one service row (every column, present and future) into another environment: new id,
+ * re-sealed secrets, runtime state back to STOPPED / NEVER_DEPLOYED */
+export async function copyService(db: Queryable, serviceId: string, toEnvironmentId: string, secrets: unknown): Promise<string> {
+  const rows = await db.query<{ id: string }>(
+    `insert into services
+     select (jsonb_populate_record(null::services, to_jsonb(s) || jsonb_build_object(
+       'id', gen_random_uuid(), 'environment_id', $2::uuid, 'secrets', $3::jsonb, 'state', 'STOPPED',
+       'deployment_status', 'NEVER_DEPLOYED', 'last_deployment_at', null, 'created_at', now(), 'updated_at', null))).*
+       from services s where s.id = $1
+     returning id`, [serviceId, toEnvironmentId, JSON.stringify(secrets ?? {})]);
+  return rows[0]!.id;
+}

@@ -1,0 +1,140 @@
+// Environments of a project: created on a cluster of the organization (the named one, the
+// matching project deployment rule's, or the organization's default), edited, deleted with their
+// services, variables and rules, and cloned (every service row copied, secrets re-sealed, runtime
+// state reset) in one transaction. ADMIN manages, VIEWER reads.
+// Extension points: `cloneHooks` (run inside the clone's transaction: variables, workflows) and
+// `environmentRemovalHooks` (run inside the deleting transaction: engine uninstall).
+import type { AppContext } from '../../context.ts';
+import type { Db, Queryable } from '../../db/db.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import type { Principal } from '../access/principal.ts';
+import * as ruleRepo from '../deployment-rules/deployment-rules.repo.ts';
+import { DEFAULT_SCHEDULE, firstMatchingRule } from '../deployment-rules/deployment-rules.rules.ts';
+import type { ProjectsService } from '../projects/projects.service.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
+import * as repo from './environments.repo.ts';
+import { prepareEnvironmentRemoval } from './environments.removal.ts';
+import { requestedCluster, resealSecrets } from './environments.rules.ts';
+import type { CloneEnvironmentRequest, CreateEnvironmentRequest, EditEnvironmentRequest, Environment } from './environments.schemas.ts';
+
+export { environmentRemovalHooks, type EnvironmentRemovalHook } from './environments.removal.ts';
+
+export type CloneHook = (tx: Queryable, ctx: AppContext, args: {
+  fromEnvironmentId: string; toEnvironmentId: string; serviceIdMap: Map<string, string>;
+}) => Promise<void>;
+
+/** modules that own per-environment or per-service rows (variables, workflows…) copy them here */
+export const cloneHooks: CloneHook[] = [];
+
+export interface EnvironmentsService {
+  list(p: Principal, projectId: string, req: PageRequest): Promise<{ results: Environment[]; pagination: PageInfo }>;
+  create(p: Principal, projectId: string, body: CreateEnvironmentRequest): Promise<Environment>;
+  get(p: Principal, environmentId: string): Promise<Environment>;
+  update(p: Principal, environmentId: string, body: EditEnvironmentRequest): Promise<Environment>;
+  /** deletes the environment with its services, variables and rules (removal hooks run first) */
+  remove(p: Principal, environmentId: string): Promise<void>;
+  clone(p: Principal, environmentId: string, body: CloneEnvironmentRequest): Promise<Environment>;
+  /** a clone made by the system (workflow runs in CLONE_ENVIRONMENT mode): no caller to authorize */
+  cloneForSystem(tx: Queryable | undefined, environmentId: string, options: { name: string; mode?: string; expiresAt?: string | null; clusterId?: string }): Promise<Environment>;
+}
+
+export function createEnvironmentsService(deps: {
+  db: Db; scope: ScopeService; projects: ProjectsService; sealer: Sealer; appContext: () => AppContext;
+}): EnvironmentsService {
+  const { db, scope, projects, sealer, appContext } = deps;
+
+  async function clusterFor(tx: Queryable, organizationId: string, body: { cluster_id?: string | undefined; cluster?: string | undefined }): Promise<string | null> {
+    const asked = requestedCluster(body);
+    if (asked === 'conflict') throw badRequest('cluster_id and cluster name different clusters; send one of them');
+    if (asked === null) return null;
+    if (!(await repo.clusterOfOrganization(tx, organizationId, asked.id))) {
+      throw badRequest(`${asked.field} does not name a cluster of this organization`);
+    }
+    return asked.id;
+  }
+
+  async function mustFind(q: Queryable, id: string): Promise<Environment> {
+    const env = await repo.findEnvironment(q, id);
+    if (!env) throw notFound('Environment');
+    return env;
+  }
+
+  async function cloneIn(tx: Queryable, source: Environment, options: { name: string; mode?: string | undefined; expiresAt?: string | null | undefined; clusterId?: string | null | undefined }): Promise<Environment> {
+    const locked = await repo.lockEnvironment(tx, source.id);
+    if (!locked) throw notFound('Environment');
+    if (locked.deleting) throw conflict('The environment is being deleted');
+    const id = await repo.insertEnvironment(tx, {
+      organizationId: source.organization.id, projectId: source.project.id, clusterId: options.clusterId ?? source.cluster_id,
+      name: options.name, mode: options.mode ?? source.mode, autoPreview: source.auto_preview,
+      expiresAt: options.expiresAt ?? null, clonedFromId: source.id,
+    });
+    await ruleRepo.copyEnvironmentRule(tx, source.id, id);
+    const serviceIdMap = new Map<string, string>();
+    for (const s of await repo.servicesToClone(tx, source.id)) {
+      serviceIdMap.set(s.id, await repo.copyService(tx, s.id, id, resealSecrets(s.secrets, sealer)));
+    }
+    const ctx = appContext();
+    for (const hook of cloneHooks) await hook(tx, ctx, { fromEnvironmentId: source.id, toEnvironmentId: id, serviceIdMap });
+    return mustFind(tx, id);
+  }
+
+  function checkExpiry(expiresAt: string | null | undefined): void {
+    if (expiresAt && Date.parse(expiresAt) <= Date.now()) throw badRequest('expires_at must be in the future');
+  }
+
+  return {
+    async list(p, projectId, req) {
+      await projects.resolve(p, projectId, 'read');
+      const { items, total } = await repo.listEnvironments(db, projectId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async create(p, projectId, body) {
+      const project = await projects.resolve(p, projectId, 'manage');
+      const orgId = project.organization.id;
+      return db.transaction(async (tx) => {
+        const rule = firstMatchingRule(await ruleRepo.listStoredProjectRules(tx, projectId), body.name);
+        const clusterId = (await clusterFor(tx, orgId, body)) ?? rule?.cluster_id ?? (await repo.defaultClusterId(tx, orgId));
+        if (!clusterId) throw badRequest('cluster_id is required: the organization has no default cluster');
+        const id = await repo.insertEnvironment(tx, {
+          organizationId: orgId, projectId, clusterId, name: body.name, mode: body.mode ?? rule?.mode ?? 'DEVELOPMENT',
+          autoPreview: body.auto_preview ?? false, expiresAt: null, clonedFromId: null,
+        });
+        await ruleRepo.insertEnvironmentRule(tx, id, rule?.schedule ?? DEFAULT_SCHEDULE, rule?.auto_stop ?? false, false);
+        return mustFind(tx, id);
+      });
+    },
+    async get(p, environmentId) {
+      await scope.environment(p, environmentId, 'read');
+      return mustFind(db, environmentId);
+    },
+    async update(p, environmentId, body) {
+      await scope.environment(p, environmentId, 'manage');
+      return db.transaction(async (tx) => {
+        if (!(await repo.updateEnvironment(tx, environmentId, body))) throw notFound('Environment');
+        return mustFind(tx, environmentId);
+      });
+    },
+    async remove(p, environmentId) {
+      const env = await scope.environment(p, environmentId, 'manage');
+      await db.transaction(async (tx) => {
+        await prepareEnvironmentRemoval(tx, appContext(), env.organizationId, [environmentId]);
+        if (!(await repo.deleteEnvironment(tx, environmentId))) throw notFound('Environment');
+      });
+    },
+    async clone(p, environmentId, body) {
+      const env = await scope.environment(p, environmentId, 'manage');
+      checkExpiry(body.expires_at);
+      return db.transaction(async (tx) => {
+        const source = await mustFind(tx, environmentId);
+        const clusterId = await clusterFor(tx, env.organizationId, body);
+        return cloneIn(tx, source, { name: body.name, mode: body.mode, expiresAt: body.expires_at, clusterId });
+      });
+    },
+    async cloneForSystem(tx, environmentId, options) {
+      const run = async (q: Queryable) => cloneIn(q, await mustFind(q, environmentId), options);
+      return tx ? run(tx) : db.transaction(run);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// SQL for the projects table.
+import type { Queryable } from '../../db/db.ts';
+import { selectPage } from '../../db/page.ts';
+import { registerConstraint } from '../../db/errors.ts';
+import { iso, isoRequired } from '../../lib/text.ts';
+import type { Project, ProjectRequest } from './projects.schemas.ts';
+
+registerConstraint('projects_org_name_key', 'Project name is already taken in this organization');
+
+interface ProjectRow {
+  id: string; organization_id: string; name: string; description: string; created_at: Date; updated_at: Date | null; env_count: number;
+}
+
+const COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
+  (select count(*)::int from environments e where e.project_id = p.id) as env_count`;
+
+function toProject(r: ProjectRow): Project {
+  return {
+    id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name, description: r.description,
+    organization: { id: r.organization_id }, associated_environments_count: Number(r.env_count),
+  };
+}
+
+export async function findProject(db: Queryable, id: string): Promise<Project | null> {
+  const rows = await db.query<ProjectRow>(`select ${COLUMNS} from projects p where p.id = $1`, [id]);
+  return rows[0] ? toProject(rows[0]) : null;
+}
+
+export async function listProjects(db: Queryable, organizationId: string, limit: number | null, offset: number): Promise<{ items: Project[]; total: number }> {
+  const { rows, total } = await selectPage<ProjectRow>(db,
+    `select ${COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`, [organizationId],
+    'select count(*)::int as n from projects where organization_id = $1', limit, offset);
+  return { items: rows.map(toProject), total };
+}
+
+export async function insertProject(db: Queryable, organizationId: string, body: ProjectRequest): Promise<Project> {
+  const rows = await db.query<{ id: string }>(
+    'insert into projects (organization_id, name, description) values ($1, $2, $3) returning id',
+    [organizationId, body.name, body.description ?? '']);
+  return (await findProject(db, rows[0]!.id))!;
+}
+
+/** members sent change; omitted members keep their value */
+export async function updateProject(db: Queryable, id: string, body: ProjectRequest): Promise<Project | null> {
+  const rows = await db.query<{ id: string }>(
+    `update projects set name = $2, description = case when $3::boolean then $4 else description end, updated_at = now()
+      where id = $1 returning id`, [id, body.name, body.description !== undefined, body.description ?? '']);
+  return rows[0] ? findProject(db, id) : null;
+}
+
+export async function environmentIdsOfProject(db: Queryable, id: string): Promise<string[]> {
+  const rows = await db.query<{ id: string }>('select id from environments where project_id = $1 for update', [id]);
+  return rows.map((r) => r.id);
+}
+
+export async function deleteProject(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query('delete from projects where id = $1 returning id', [id])).length > 0;
+}

@@ -1,0 +1,67 @@
+// Projects of an organization: the folder environments live in. ADMIN manages, VIEWER reads.
+// Deleting a project deletes its environments too (and through them their services, variables
+// and rules): they are marked `deleting` and the environment removal hooks run (the engine
+// uninstall), all in the transaction that deletes the rows. `resolve` is how other modules
+// check a caller against a project (404 "Project not found", then 403).
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/db.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import { notFound } from '../../lib/errors.ts';
+import type { Principal } from '../access/principal.ts';
+import type { Action, Role } from '../access/roles.ts';
+import { prepareEnvironmentRemoval } from '../environments/environments.removal.ts';
+import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import * as repo from './projects.repo.ts';
+import type { Project, ProjectRequest } from './projects.schemas.ts';
+
+export interface ProjectsService {
+  list(p: Principal, organizationId: string, req: PageRequest): Promise<{ results: Project[]; pagination: PageInfo }>;
+  create(p: Principal, organizationId: string, body: ProjectRequest): Promise<Project>;
+  get(p: Principal, projectId: string): Promise<Project>;
+  update(p: Principal, projectId: string, body: ProjectRequest): Promise<Project>;
+  remove(p: Principal, projectId: string): Promise<void>;
+  /** 404 "Project not found", then 403 when the caller may not do `action` in its organization */
+  resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }>;
+}
+
+export function createProjectsService(deps: { db: Db; organizations: OrganizationsService; appContext: () => AppContext }): ProjectsService {
+  const { db, organizations, appContext } = deps;
+
+  async function resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }> {
+    const project = await repo.findProject(db, projectId);
+    if (!project) throw notFound('Project');
+    const role = await organizations.authorize(p, project.organization.id, action);
+    return { ...project, role };
+  }
+
+  return {
+    resolve,
+    async list(p, organizationId, req) {
+      await organizations.authorize(p, organizationId, 'read');
+      const { items, total } = await repo.listProjects(db, organizationId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async create(p, organizationId, body) {
+      await organizations.authorize(p, organizationId, 'manage');
+      return db.transaction((tx) => repo.insertProject(tx, organizationId, body));
+    },
+    async get(p, projectId) {
+      const { role: _role, ...project } = await resolve(p, projectId, 'read');
+      return project;
+    },
+    async update(p, projectId, body) {
+      await resolve(p, projectId, 'manage');
+      const updated = await db.transaction((tx) => repo.updateProject(tx, projectId, body));
+      if (!updated) throw notFound('Project');
+      return updated;
+    },
+    async remove(p, projectId) {
+      const project = await resolve(p, projectId, 'manage');
+      await db.transaction(async (tx) => {
+        const environmentIds = await repo.environmentIdsOfProject(tx, projectId);
+        await prepareEnvironmentRemoval(tx, appContext(), project.organization.id, environmentIds);
+        if (!(await repo.deleteProject(tx, projectId))) throw notFound('Project');
+      });
+    },
+  };
+}
