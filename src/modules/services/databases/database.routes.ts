@@ -1,0 +1,22 @@
+// HTTP routes of databases (CRUD and master credentials; status is in services.routes.ts).
+import type { AppContext } from '../../../context.ts';
+import type { App } from '../../../http/app.ts';
+import { idParams } from '../../../http/schemas.ts';
+import { registerTypeRoutes } from '../type.routes.ts';
+import { databaseHandler, openCredentials } from './database.handler.ts';
+import { Credentials, Database, DatabaseEditRequest, DatabaseList, DatabaseRequest } from './database.schemas.ts';
+
+export function databaseRoutes(app: App, ctx: AppContext): void {
+  registerTypeRoutes(app, ctx, {
+    path: 'database', tag: 'Databases', handler: databaseHandler,
+    create: DatabaseRequest, edit: DatabaseEditRequest, response: Database, list: DatabaseList,
+    operationIds: { list: 'listDatabase', create: 'createDatabase', get: 'getDatabase', edit: 'editDatabase', remove: 'deleteDatabase' },
+  });
+
+  app.get('/database/:databaseId/masterCredentials', {
+    schema: { tags: ['Databases'], operationId: 'getDatabaseMasterCredentials', summary: 'The master login and password (ADMIN)', params: idParams('databaseId'), response: { 200: Credentials } },
+  }, async (req) => {
+    const { row } = await ctx.services.services.authorizedRow(req.principal, req.params.databaseId, 'DATABASE', 'Database', 'manage');
+    return openCredentials(row, ctx.sealer);
+  });
+}

@@ -1,0 +1,82 @@
+// SQL for the services table (every service type) and the registry lookups services need.
+import type { Queryable } from '../../db/db.ts';
+import { registerConstraint } from '../../db/errors.ts';
+import type { Registry } from './common.schemas.ts';
+
+registerConstraint('services_environment_name_key', 'Service name is already taken in this environment');
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface ServiceRow {
+  id: string; organization_id: string; project_id: string; environment_id: string; type: string; name: string; slug: string;
+  spec: Record<string, unknown>; secrets: Record<string, string>; advanced_settings: Record<string, unknown>;
+  state: string; deployment_status: string; last_deployment_at: Date | null; created_at: Date; updated_at: Date | null;
+}
+
+const COLUMNS = `id, organization_id, project_id, environment_id, type, name, slug, spec, secrets, advanced_settings,
+  state, deployment_status, last_deployment_at, created_at, updated_at`;
+
+export interface NewService {
+  organizationId: string; projectId: string; environmentId: string; type: string; name: string; slug: string;
+  spec: object; secrets: Record<string, string>; advancedSettings: Record<string, unknown>;
+}
+
+export async function insertService(db: Queryable, s: NewService): Promise<ServiceRow> {
+  const rows = await db.query<ServiceRow>(
+    `insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets, advanced_settings)
+     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb) returning ${COLUMNS}`,
+    [s.organizationId, s.projectId, s.environmentId, s.type, s.name, s.slug, JSON.stringify(s.spec), JSON.stringify(s.secrets), JSON.stringify(s.advancedSettings)]);
+  return rows[0]!;
+}
+
+export async function findService(db: Queryable, id: string, forUpdate = false): Promise<ServiceRow | null> {
+  const rows = await db.query<ServiceRow>(
+    forUpdate ? `select ${COLUMNS} from services where id = $1 for update` : `select ${COLUMNS} from services where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+/**
+ * Writes a service's name, spec, secrets and advanced settings. A service that was UP_TO_DATE
+ * becomes OUT_OF_DATE when `outdated` (its deployed configuration no longer matches).
+ */
+export async function updateService(db: Queryable, id: string, u: {
+  name: string; slug: string; spec: object; secrets: Record<string, string>; advancedSettings: Record<string, unknown>; outdated: boolean;
+}): Promise<ServiceRow> {
+  const rows = await db.query<ServiceRow>(
+    `update services set name = $2, slug = $3, spec = $4::jsonb, secrets = $5::jsonb, advanced_settings = $6::jsonb,
+       deployment_status = case when $7::boolean and deployment_status = 'UP_TO_DATE' then 'OUT_OF_DATE' else deployment_status end,
+       updated_at = now()
+     where id = $1 returning ${COLUMNS}`,
+    [id, u.name, u.slug, JSON.stringify(u.spec), JSON.stringify(u.secrets), JSON.stringify(u.advancedSettings), u.outdated]);
+  return rows[0]!;
+}
+
+export async function deleteService(db: Queryable, id: string): Promise<boolean> {
+  return (await db.query('delete from services where id = $1 returning id', [id])).length > 0;
+}
+
+/** services of an environment, optionally of one type, oldest first; total for pagination */
+export async function listServices(db: Queryable, environmentId: string, type: string | null, limit: number | null, offset: number): Promise<{ rows: ServiceRow[]; total: number }> {
+  const rows = await db.query<ServiceRow & { total: string | number }>(
+    `select ${COLUMNS}, count(*) over () as total from services
+      where environment_id = $1 and ($2::text is null or type = $2)
+      order by created_at, id limit $3 offset $4`,
+    [environmentId, type, limit, offset]);
+  let total = rows[0] ? Number(rows[0].total) : 0;
+  if (!rows[0] && offset > 0) {
+    const c = await db.query<{ n: number }>(`select count(*)::int as n from services where environment_id = $1 and ($2::text is null or type = $2)`, [environmentId, type]);
+    total = c[0]?.n ?? 0;
+  }
+  return { rows, total };
+}
+
+/** container registries of an organization by id (only those asked for) */
+export async function findRegistries(db: Queryable, organizationId: string, ids: readonly string[]): Promise<Map<string, Registry>> {
+  const map = new Map<string, Registry>();
+  const wanted = [...new Set(ids)].filter((id) => UUID.test(id));
+  if (wanted.length === 0) return map;
+  const rows = await db.query<Registry>(
+    `select id, name, url, kind from container_registries where organization_id = $1 and id = any($2::uuid[])`, [organizationId, wanted]);
+  for (const r of rows) map.set(r.id, r);
+  return map;
+}

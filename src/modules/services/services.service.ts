@@ -1,0 +1,205 @@
+// The one service model under every service type: authorization (VIEWER reads, DEVOPS writes),
+// names (trimmed, unique case-insensitively across all services of the environment), slugs,
+// create/get/list/edit/remove through a per-type handler, status, the environment's listing of
+// every service, and advanced settings. Deletion lives only in `remove` (the deployments engineer
+// hooks engine uninstall there).
+import type { Db, Queryable } from '../../db/db.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { iso, isoRequired, slugify } from '../../lib/text.ts';
+import type { Principal } from '../access/principal.ts';
+import type { EnvironmentScope, ScopeService } from '../scope/scope.service.ts';
+import {
+  advancedSettingKeys, applyAdvancedSettingsPatch, completeAdvancedSettings, defaultAdvancedSettings,
+  validateAdvancedSettings, validateAdvancedSettingsPatch, type ServiceKind, type SettingValue,
+} from './advanced-settings/index.ts';
+import type { Registry, ServiceListItem, ServiceStatus } from './common.schemas.ts';
+import { checkName, iconFor } from './common.rules.ts';
+import { checkServiceGroupRefs, loadServiceGroups, type ServiceGroups } from './groups/groups.service.ts';
+import * as repo from './services.repo.ts';
+import type { ServiceRow } from './services.repo.ts';
+
+export interface HandlerContext { env: EnvironmentScope; db: Queryable; sealer: Sealer }
+export interface Built { spec: object; secrets?: Record<string, string>; advancedSettings?: Record<string, unknown> }
+export interface PresentContext { env: EnvironmentScope; registries: Map<string, Registry>; groups: ServiceGroups }
+
+/** what a service type module gives the shared model */
+export interface ServiceTypeHandler<Create extends { name: string }, Edit extends { name?: string }, Res> {
+  readonly type: string;
+  /** used in "<label> not found" */
+  readonly label: string;
+  build(body: Create, ctx: HandlerContext): Promise<Built>;
+  rebuild(row: ServiceRow, body: Edit, ctx: HandlerContext): Promise<Built>;
+  /** registries the response shows */
+  registryIds(row: ServiceRow): string[];
+  present(row: ServiceRow, ctx: PresentContext): Res;
+}
+
+export const ADVANCED_SETTINGS_KINDS: Readonly<Record<string, ServiceKind>> = { APPLICATION: 'application', CONTAINER: 'container', JOB: 'job' };
+
+/** only the keys that differ from the kind's defaults are stored (defaults may evolve) */
+export function storedAdvancedSettings(kind: ServiceKind, complete: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const defaults = defaultAdvancedSettings(kind) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of advancedSettingKeys(kind)) {
+    if (!sameJson(complete[key], defaults[key])) out[key] = complete[key];
+  }
+  return out;
+}
+
+/** deep equality of JSON values regardless of key order (jsonb reorders keys) */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v !== null && typeof v === 'object') {
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([k, x]) => [k, canonical(x)]));
+  }
+  return v;
+}
+
+type List<T> = { results: T[]; pagination: PageInfo };
+
+export interface ServicesService {
+  create<C extends { name: string }, R>(p: Principal, environmentId: string, h: ServiceTypeHandler<C, any, R>, body: C): Promise<R>;
+  get<R>(p: Principal, id: string, h: ServiceTypeHandler<any, any, R>): Promise<R>;
+  list<R>(p: Principal, environmentId: string, h: ServiceTypeHandler<any, any, R>, req: PageRequest): Promise<List<R>>;
+  edit<E extends { name?: string }, R>(p: Principal, id: string, h: ServiceTypeHandler<any, E, R>, body: E): Promise<R>;
+  /** deletes a service (any type when `type` is omitted) */
+  remove(p: Principal, id: string, type?: string, label?: string): Promise<void>;
+  status(p: Principal, id: string, type: string, label: string): Promise<ServiceStatus>;
+  listEnvironmentServices(p: Principal, environmentId: string, req: PageRequest): Promise<List<ServiceListItem>>;
+  getAdvancedSettings(p: Principal, id: string, type: string, label: string): Promise<Record<string, SettingValue>>;
+  editAdvancedSettings(p: Principal, id: string, type: string, label: string, patch: Record<string, unknown>): Promise<Record<string, SettingValue>>;
+  /** for type modules: run an authorized read of a row (404 then 403) */
+  authorizedRow(p: Principal, id: string, type: string, label: string, action: 'read' | 'write' | 'manage'): Promise<{ row: ServiceRow; env: EnvironmentScope }>;
+}
+
+export function toStatus(row: ServiceRow): ServiceStatus {
+  return { id: row.id, state: row.state, service_deployment_status: row.deployment_status, last_deployment_date: iso(row.last_deployment_at) };
+}
+
+export function createServicesService(deps: { db: Db; sealer: Sealer; scope: ScopeService }): ServicesService {
+  const { db, sealer, scope } = deps;
+
+  async function present<R>(h: ServiceTypeHandler<any, any, R>, rows: ServiceRow[], env: EnvironmentScope): Promise<R[]> {
+    const ids = rows.flatMap((r) => h.registryIds(r));
+    const registries = await repo.findRegistries(db, env.organizationId, ids);
+    const groups = await loadServiceGroups(db, env.organizationId, rows.map((r) => r.spec));
+    return rows.map((r) => h.present(r, { env, registries, groups }));
+  }
+
+  async function authorizedRow(p: Principal, id: string, type: string, label: string, action: 'read' | 'write' | 'manage') {
+    const env = await scope.service(p, id, action, type, label);
+    const row = await repo.findService(db, id);
+    if (!row) throw notFound(label);
+    return { row, env };
+  }
+
+  function kindOf(type: string): ServiceKind {
+    const kind = ADVANCED_SETTINGS_KINDS[type];
+    if (!kind) throw badRequest(`${type} services have no advanced settings`);
+    return kind;
+  }
+
+  return {
+    authorizedRow,
+    async create(p, environmentId, h, body) {
+      const env = await scope.environment(p, environmentId, 'write');
+      if (env.deleting) throw conflict('The environment is being deleted');
+      const name = checkName(body.name);
+      const row = await db.transaction(async (tx) => {
+        const built = await h.build(body, { env, db: tx, sealer });
+        await checkServiceGroupRefs(tx, env.organizationId, built.spec);
+        return repo.insertService(tx, {
+          organizationId: env.organizationId, projectId: env.projectId, environmentId: env.environmentId, type: h.type,
+          name, slug: slugify(name), spec: built.spec, secrets: built.secrets ?? {}, advancedSettings: built.advancedSettings ?? {},
+        });
+      });
+      return (await present(h, [row], env))[0]!;
+    },
+    async get(p, id, h) {
+      const { row, env } = await authorizedRow(p, id, h.type, h.label, 'read');
+      return (await present(h, [row], env))[0]!;
+    },
+    async list(p, environmentId, h, req) {
+      const env = await scope.environment(p, environmentId, 'read');
+      const { rows, total } = await repo.listServices(db, environmentId, h.type, req.limit, req.offset);
+      return page(req, await present(h, rows, env), total);
+    },
+    async edit(p, id, h, body) {
+      const env = await scope.service(p, id, 'write', h.type, h.label);
+      if (env.deleting) throw conflict('The environment is being deleted');
+      const row = await db.transaction(async (tx) => {
+        const current = await repo.findService(tx, id, true);
+        if (!current) throw notFound(h.label);
+        const name = body.name === undefined ? current.name : checkName(body.name);
+        const built = await h.rebuild(current, body, { env, db: tx, sealer });
+        await checkServiceGroupRefs(tx, env.organizationId, built.spec);
+        const advancedSettings = built.advancedSettings ?? current.advanced_settings;
+        const outdated = name !== current.name || !sameJson(built.spec, current.spec) || !sameJson(advancedSettings, current.advanced_settings);
+        return repo.updateService(tx, id, { name, slug: slugify(name), spec: built.spec, secrets: built.secrets ?? current.secrets, advancedSettings, outdated });
+      });
+      return (await present(h, [row], env))[0]!;
+    },
+    async remove(p, id, type, label = 'Service') {
+      await scope.service(p, id, 'write', type, label);
+      if (!(await repo.deleteService(db, id))) throw notFound(label);
+    },
+    async status(p, id, type, label) {
+      const { row } = await authorizedRow(p, id, type, label, 'read');
+      return toStatus(row);
+    },
+    async listEnvironmentServices(p, environmentId, req) {
+      await scope.environment(p, environmentId, 'read');
+      const { rows, total } = await repo.listServices(db, environmentId, null, req.limit, req.offset);
+      return page(req, rows.map((r) => ({
+        id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name, slug: r.slug,
+        service_type: r.type, environment: { id: r.environment_id },
+        description: typeof r.spec.description === 'string' ? r.spec.description : null,
+        icon_uri: typeof r.spec.icon_uri === 'string' ? r.spec.icon_uri : iconFor(r.type),
+        ...statusMembers(r),
+      })), total);
+    },
+    async getAdvancedSettings(p, id, type, label) {
+      const kind = kindOf(type);
+      const { row } = await authorizedRow(p, id, type, label, 'read');
+      return completeAdvancedSettings(kind, row.advanced_settings) as Record<string, SettingValue>;
+    },
+    async editAdvancedSettings(p, id, type, label, patch) {
+      const kind = kindOf(type);
+      const checked = validateAdvancedSettingsPatch(kind, patch);
+      if (!checked.ok) throw badRequest(`${checked.field}: ${checked.message}`);
+      await scope.service(p, id, 'write', type, label);
+      const row = await db.transaction(async (tx) => {
+        const current = await repo.findService(tx, id, true);
+        if (!current) throw notFound(label);
+        const next = applyAdvancedSettingsPatch(completeAdvancedSettings(kind, current.advanced_settings) as Record<string, SettingValue>, patch as Record<string, SettingValue>);
+        const whole = validateAdvancedSettings(kind, next);
+        if (!whole.ok) throw badRequest(`${whole.field}: ${whole.message}`);
+        const stored = storedAdvancedSettings(kind, next);
+        return repo.updateService(tx, id, {
+          name: current.name, slug: current.slug, spec: current.spec, secrets: current.secrets, advancedSettings: stored,
+          outdated: !sameJson(stored, current.advanced_settings),
+        });
+      });
+      return completeAdvancedSettings(kind, row.advanced_settings) as Record<string, SettingValue>;
+    },
+  };
+}
+
+function statusMembers(r: ServiceRow) {
+  return { state: r.state, service_deployment_status: r.deployment_status, last_deployment_date: iso(r.last_deployment_at) };
+}
+
+/** the members every typed response starts with */
+export function presentBase(row: ServiceRow, env: EnvironmentScope) {
+  return {
+    id: row.id, created_at: isoRequired(row.created_at), updated_at: iso(row.updated_at), name: row.name,
+    environment: { id: row.environment_id }, service_type: row.type,
+    maximum_cpu: env.capacity.cpu, maximum_memory: env.capacity.memory, maximum_gpu: env.capacity.gpu,
+  };
+}
