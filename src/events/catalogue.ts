@@ -1,0 +1,71 @@
+// The catalogue of event kinds organization webhooks can subscribe to: the single source of
+// their names, meanings and payload schemas. Public-client spellings (DEPLOYMENT_SUCCESSFUL,
+// DEPLOYMENT_FAILURE) are accepted on input as aliases of the same kinds. New kinds (e.g. the
+// workflow runs') are one entry in EVENT_KINDS.
+import { Type, type TSchema } from 'typebox';
+
+const Id = Type.String({ format: 'uuid' });
+
+/** payload of every DEPLOYMENT_* event; the service id is also given under its type's name
+ * (application_id, container_id, database_id, job_id, …) */
+export const DeploymentEventPayload = Type.Object({
+  deployment_id: Id,
+  status: Type.String({ description: 'the deployment status at the time of the event' }),
+  action: Type.String(),
+  service_id: Id,
+  service_type: Type.String(),
+  service_name: Type.String(),
+  environment_id: Id,
+  project_id: Id,
+  organization_id: Id,
+  git_commit_id: Type.Union([Type.String(), Type.Null()]),
+  image_tag: Type.Union([Type.String(), Type.Null()]),
+  message: Type.Union([Type.String(), Type.Null()]),
+}, { additionalProperties: true });
+
+/** payload of every WORKFLOW_RUN_* event */
+export const WorkflowRunEventPayload = Type.Object({
+  run_id: Id,
+  agentic_workflow_id: Id,
+  workflow_name: Type.String(),
+  trigger: Type.String({ description: 'WEBHOOK or SCHEDULE' }),
+  status: Type.String(),
+  deployment_id: Type.Union([Id, Type.Null()]),
+  environment_id: Id,
+  organization_id: Id,
+  message: Type.Union([Type.String(), Type.Null()]),
+}, { additionalProperties: true });
+
+export interface EventKindEntry {
+  readonly description: string;
+  readonly payload: TSchema;
+}
+
+export const EVENT_KINDS = {
+  DEPLOYMENT_STARTED: { description: 'a deployment started (left the queue)', payload: DeploymentEventPayload },
+  DEPLOYMENT_SUCCEEDED: { description: 'a deployment succeeded (deployed, stopped, restarted or uninstalled)', payload: DeploymentEventPayload },
+  DEPLOYMENT_FAILED: { description: 'a deployment failed (build or deployment error)', payload: DeploymentEventPayload },
+  DEPLOYMENT_CANCELLED: { description: 'a deployment was cancelled', payload: DeploymentEventPayload },
+  WORKFLOW_RUN_STARTED: { description: 'an agentic workflow run was started (webhook or schedule)', payload: WorkflowRunEventPayload },
+  WORKFLOW_RUN_SUCCEEDED: { description: 'an agentic workflow run succeeded', payload: WorkflowRunEventPayload },
+  WORKFLOW_RUN_FAILED: { description: 'an agentic workflow run failed', payload: WorkflowRunEventPayload },
+} as const satisfies Record<string, EventKindEntry>;
+
+export type EventKind = keyof typeof EVENT_KINDS;
+
+/** spellings of the public clients accepted on input */
+export const EVENT_ALIASES: Readonly<Record<string, EventKind>> = {
+  DEPLOYMENT_SUCCESSFUL: 'DEPLOYMENT_SUCCEEDED',
+  DEPLOYMENT_FAILURE: 'DEPLOYMENT_FAILED',
+  DEPLOYMENT_CANCELED: 'DEPLOYMENT_CANCELLED',
+};
+
+export const EVENT_KIND_NAMES = Object.keys(EVENT_KINDS) as EventKind[];
+
+/** every spelling accepted on input (canonical kinds and aliases) */
+export const ACCEPTED_EVENT_NAMES = [...EVENT_KIND_NAMES, ...Object.keys(EVENT_ALIASES)];
+
+export function canonicalEventKind(name: string): EventKind | null {
+  if (Object.hasOwn(EVENT_KINDS, name)) return name as EventKind;
+  return Object.hasOwn(EVENT_ALIASES, name) ? EVENT_ALIASES[name]! : null;
+}

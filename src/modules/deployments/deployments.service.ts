@@ -1,0 +1,168 @@
+// Deployments: the actions on services and environments (deploy, redeploy, stop, restart,
+// uninstall, cancel) recorded as deployment rows and run by the worker one at a time per
+// environment; listing (queue, history, one record) and logs. `request` is the entry point other
+// modules call inside their own transaction (e.g. agentic workflow runs).
+import type { Db, Queryable } from '../../db/db.ts';
+import { page, type PageRequest } from '../../http/pagination.ts';
+import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { isoRequired } from '../../lib/text.ts';
+import type { TaskQueue } from '../../queue/queue.ts';
+import type { Principal } from '../access/principal.ts';
+import { displayName } from '../access/principal.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
+import * as repo from './deployments.repo.ts';
+import { runningControllers, settle } from './deployments.lifecycle.ts';
+import { QUEUED_STATE, STABLE_STATES, type DeploymentAction, type DeploymentRecord } from './deployments.rules.ts';
+
+export { deploymentSettledHooks } from './deployments.lifecycle.ts';
+export type { DeploymentAction, DeploymentRecord } from './deployments.rules.ts';
+
+export interface RequestInput {
+  serviceId: string;
+  action: DeploymentAction;
+  gitCommitId?: string | null;
+  imageTag?: string | null;
+  /** API, CLI, CONSOLE, GIT, QOVERY_INTERNAL, … (default API) */
+  origin?: string;
+  triggeredBy?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+export interface EnvironmentActionResult {
+  id: string;
+  state: string;
+  deployment_request_id: string | null;
+  deployments: DeploymentRecord[];
+}
+
+export interface LogLine { id: string; created_at: string; message: string; kind: string; deployment_id: string | null; service_id: string }
+
+export interface DeploymentsService {
+  /** inserts a QUEUED deployment and enqueues its task, in the caller's transaction (no authorization here) */
+  request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord>;
+  act(p: Principal, serviceId: string, type: string, label: string, action: DeploymentAction, body?: { git_commit_id?: string | null; image_tag?: string | null }): Promise<DeploymentRecord>;
+  actOnEnvironment(p: Principal, environmentId: string, action: DeploymentAction): Promise<EnvironmentActionResult>;
+  cancel(p: Principal, deploymentId: string): Promise<DeploymentRecord>;
+  cancelEnvironment(p: Principal, environmentId: string): Promise<EnvironmentActionResult>;
+  get(p: Principal, deploymentId: string): Promise<DeploymentRecord>;
+  queue(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
+  history(p: Principal, serviceId: string, type: string, label: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
+  serviceLogs(p: Principal, serviceId: string, type: string, label: string, tail: number): Promise<{ results: LogLine[] }>;
+  deploymentLogs(p: Principal, deploymentId: string, req: PageRequest, tail: number | undefined): Promise<{ results: LogLine[]; pagination: ReturnType<typeof page>['pagination'] }>;
+}
+
+function toLine(r: repo.LogRow): LogLine {
+  return { id: String(r.id), created_at: isoRequired(r.created_at), message: r.message, kind: r.kind, deployment_id: r.deployment_id, service_id: r.service_id };
+}
+
+export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope: ScopeService }): DeploymentsService {
+  const { db, queue, scope } = deps;
+
+  async function request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord> {
+    const svc = await repo.findService(tx, input.serviceId);
+    if (!svc) throw notFound('Service');
+    const env = await repo.lockEnvironment(tx, svc.environment_id);
+    if (!env) throw notFound('Environment');
+    if (env.deleting) throw conflict('The environment is being deleted; no action can be taken on its services');
+    const othersPending = await repo.unfinishedOfService(tx, svc.id, null);
+    const id = await repo.insertDeployment(tx, {
+      organizationId: svc.organization_id, projectId: svc.project_id, environmentId: svc.environment_id, serviceId: svc.id,
+      serviceType: svc.type, action: input.action, gitCommitId: input.gitCommitId ?? null, imageTag: input.imageTag ?? null,
+      origin: input.origin ?? 'API', triggeredBy: input.triggeredBy ?? null, metadata: input.metadata ?? {},
+      previousState: STABLE_STATES.has(svc.state) ? svc.state : null,
+    });
+    if (othersPending === 0) await repo.setServiceState(tx, svc.id, QUEUED_STATE[input.action]);
+    // only the head of the environment's queue gets a task now; the others are woken in turn
+    // by the settling of the one before (both hold the environment lock: no lost wake-up)
+    if (await repo.queueHead(tx, svc.environment_id) === id) await queue.enqueue(tx, 'deployments.run', { deploymentId: id });
+    return repo.toRecord((await repo.findDeployment(tx, id))!);
+  }
+
+  async function cancelIn(tx: Queryable, d: repo.DeploymentRow): Promise<DeploymentRecord> {
+    if (d.status === 'QUEUED') return settle(tx, { queue }, d, 'CANCELED', 'Canceled before it started');
+    await repo.requestCancel(tx, d.id);
+    return repo.toRecord((await repo.findDeployment(tx, d.id))!);
+  }
+
+  async function environmentResult(environmentId: string, deployments: DeploymentRecord[]): Promise<EnvironmentActionResult> {
+    return { id: environmentId, state: deployments[0]?.status ?? 'READY', deployment_request_id: deployments[0]?.id ?? null, deployments };
+  }
+
+  return {
+    request,
+    async act(p, serviceId, type, label, action, body = {}) {
+      const s = await scope.service(p, serviceId, 'write', type, label);
+      if (s.deleting) throw conflict('The environment is being deleted; no action can be taken on its services');
+      return db.transaction((tx) => request(tx, {
+        serviceId, action, gitCommitId: body.git_commit_id ?? null, imageTag: body.image_tag ?? null, triggeredBy: displayName(p),
+      }));
+    },
+    async actOnEnvironment(p, environmentId, action) {
+      const s = await scope.environment(p, environmentId, 'write');
+      if (s.deleting) throw conflict('The environment is being deleted; no action can be taken on it');
+      const records = await db.transaction(async (tx) => {
+        const ids = await repo.listEnvironmentServiceIds(tx, environmentId);
+        const out: DeploymentRecord[] = [];
+        for (const serviceId of ids) out.push(await request(tx, { serviceId, action, triggeredBy: displayName(p) }));
+        return out;
+      });
+      return environmentResult(environmentId, records);
+    },
+    async cancel(p, deploymentId) {
+      const d = await repo.findDeployment(db, deploymentId);
+      if (!d) throw notFound('Deployment');
+      await scope.environment(p, d.environment_id, 'write');
+      const record = await db.transaction(async (tx) => {
+        await repo.lockEnvironment(tx, d.environment_id);
+        const fresh = (await repo.findDeployment(tx, deploymentId))!;
+        if (fresh.finished) throw conflict(`The deployment is already finished (${fresh.status}); it cannot be canceled`);
+        return cancelIn(tx, fresh);
+      });
+      runningControllers.get(deploymentId)?.abort(new Error('canceled'));
+      return record;
+    },
+    async cancelEnvironment(p, environmentId) {
+      await scope.environment(p, environmentId, 'write');
+      const records = await db.transaction(async (tx) => {
+        await repo.lockEnvironment(tx, environmentId);
+        const ids = await repo.unfinishedOfEnvironment(tx, environmentId);
+        if (ids.length === 0) throw conflict('No deployment is queued or in progress in this environment');
+        const out: DeploymentRecord[] = [];
+        // newest first, so canceling the queued ones never wakes a deployment that is canceled next
+        for (const id of ids.reverse()) out.push(await cancelIn(tx, (await repo.findDeployment(tx, id))!));
+        return out.reverse();
+      });
+      for (const r of records) runningControllers.get(r.id)?.abort(new Error('canceled'));
+      return environmentResult(environmentId, records);
+    },
+    async get(p, deploymentId) {
+      const d = await repo.findDeployment(db, deploymentId);
+      if (!d) throw notFound('Deployment');
+      await scope.environment(p, d.environment_id, 'read');
+      return repo.toRecord(d);
+    },
+    async queue(p, environmentId, req) {
+      await scope.environment(p, environmentId, 'read');
+      const { items, total } = await repo.listEnvironmentQueue(db, environmentId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async history(p, serviceId, type, label, req) {
+      await scope.service(p, serviceId, 'read', type, label);
+      const { items, total } = await repo.listServiceHistory(db, serviceId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+    async serviceLogs(p, serviceId, type, label, tail) {
+      if (!Number.isInteger(tail) || tail < 1 || tail > 10_000) throw badRequest('tail must be an integer between 1 and 10000');
+      await scope.service(p, serviceId, 'read', type, label);
+      return { results: (await repo.tailServiceLogs(db, serviceId, tail)).map(toLine) };
+    },
+    async deploymentLogs(p, deploymentId, req, tail) {
+      const d = await repo.findDeployment(db, deploymentId);
+      if (!d) throw notFound('Deployment');
+      await scope.environment(p, d.environment_id, 'read');
+      const limited = tail !== undefined ? { ...req, limit: tail, offset: 0, page: 1, pageSize: tail } : req;
+      const { items, total } = await repo.deploymentLogs(db, deploymentId, limited.limit, limited.offset, tail !== undefined);
+      return page(limited, items.map(toLine), total);
+    },
+  };
+}

@@ -1,0 +1,66 @@
+// Unit tests of the webhook rules: filters, URL validation, back-off schedule, Retry-After,
+// and the Standard Webhooks signature (checked against the reference library).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Webhook } from 'standardwebhooks';
+import { canonicalEventKind } from '../../events/catalogue.ts';
+import {
+  configureWebhookRetries, generateSigningSecret, matchesFilters, nextRetryDelayMs, parseRetryAfterMs, retrySettings, sign, targetUrlProblem, wildcardMatch,
+} from './webhooks.rules.ts';
+
+test('event kinds: canonical names and the public clients\' spellings', () => {
+  assert.equal(canonicalEventKind('DEPLOYMENT_SUCCESSFUL'), 'DEPLOYMENT_SUCCEEDED');
+  assert.equal(canonicalEventKind('DEPLOYMENT_FAILURE'), 'DEPLOYMENT_FAILED');
+  assert.equal(canonicalEventKind('DEPLOYMENT_CANCELLED'), 'DEPLOYMENT_CANCELLED');
+  assert.equal(canonicalEventKind('toString'), null);
+  assert.equal(canonicalEventKind('deployment_started'), null);
+});
+
+test('filters: events, project-name wildcards (case-insensitive), environment types, combined with AND', () => {
+  const hook = { events: ['DEPLOYMENT_STARTED'], project_names_filter: ['product*'], environment_types_filter: ['PRODUCTION'] };
+  assert.equal(matchesFilters(hook, 'DEPLOYMENT_STARTED', 'Products', 'PRODUCTION'), true);
+  assert.equal(matchesFilters(hook, 'DEPLOYMENT_FAILED', 'Products', 'PRODUCTION'), false);
+  assert.equal(matchesFilters(hook, 'DEPLOYMENT_STARTED', 'backend', 'PRODUCTION'), false);
+  assert.equal(matchesFilters(hook, 'DEPLOYMENT_STARTED', 'product', 'STAGING'), false);
+  assert.equal(matchesFilters({ ...hook, project_names_filter: [], environment_types_filter: [] }, 'DEPLOYMENT_STARTED'), true);
+  assert.equal(wildcardMatch('a.b*', 'axb'), false);
+  assert.equal(wildcardMatch('*-api', 'Billing-API'), true);
+});
+
+test('target URLs: absolute http(s) only; private hosts refused unless allowed', () => {
+  assert.equal(targetUrlProblem('https://example.com/hook', false), null);
+  assert.match(targetUrlProblem('example.com/hook', false)!, /absolute/);
+  assert.match(targetUrlProblem('file:///etc/passwd', false)!, /absolute/);
+  assert.match(targetUrlProblem('http://user:pw@example.com/', false)!, /credentials/);
+  for (const u of ['http://127.0.0.1/', 'http://[::1]/', 'http://192.168.1.10/', 'http://169.254.169.254/', 'http://LOCALHOST:80/', 'http://0.0.0.0/']) {
+    assert.match(targetUrlProblem(u, false)!, /private/, u);
+    assert.equal(targetUrlProblem(u, true), null, u);
+  }
+});
+
+test('retry schedule: first retry within ~10 s, doubling with jitter, Retry-After honoured, gives up after three days', () => {
+  const saved = { ...retrySettings };
+  configureWebhookRetries({ baseDelayMs: 5000, maxDelayMs: 6 * 3600_000, giveUpAfterMs: 3 * 86400_000 });
+  try {
+    const first = nextRetryDelayMs(1, 0, undefined, () => 0.999)!;
+    assert.ok(first <= 10_000 && first >= 2500);
+    assert.equal(nextRetryDelayMs(3, 0, undefined, () => 0.5), 20_000);
+    assert.equal(nextRetryDelayMs(30, 0, undefined, () => 0.5), 6 * 3600_000);
+    assert.equal(nextRetryDelayMs(1, 0, '120', () => 0.5), 120_000);
+    assert.equal(nextRetryDelayMs(1, 3 * 86400_000 - 1000, undefined, () => 0.5), null);
+    assert.equal(parseRetryAfterMs('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT')), 60_000);
+    assert.equal(parseRetryAfterMs('soon'), null);
+  } finally {
+    configureWebhookRetries(saved);
+  }
+});
+
+test('signatures verify with the standardwebhooks reference library', () => {
+  const secret = generateSigningSecret();
+  assert.match(secret, /^whsec_[A-Za-z0-9+/=]+$/);
+  const body = JSON.stringify({ event_type: 'DEPLOYMENT_STARTED', payload: { application_id: 'x' } });
+  const ts = Math.floor(Date.now() / 1000);
+  const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_1', ts, body) };
+  assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+  assert.throws(() => new Webhook(generateSigningSecret()).verify(body, headers));
+});

@@ -1,0 +1,177 @@
+// The deployment worker: runs one deployment step by step through the engine driver, recording
+// each step so a re-run (pg-boss retry after a crash, or the sweep) resumes from it; waits its
+// turn in the environment's queue; and the sweep that resumes or fails deployments whose worker
+// went silent (kill -9). Handlers are idempotent and go through the latest context.
+import type { AppContext } from '../context.ts';
+import { EngineFailure, engineDriver, type DriverService } from '../engine/engine.ts';
+import * as repo from '../modules/deployments/deployments.repo.ts';
+import { advance, runningControllers, settle, start, wakeQueue } from '../modules/deployments/deployments.lifecycle.ts';
+import {
+  SUCCESS_STATUS, errorStatus, runningStatus, stepOfStatus, stepsOf, type Step,
+} from '../modules/deployments/deployments.rules.ts';
+import type { TaskContext } from '../queue/queue.ts';
+
+export const deploymentWorkerSettings = {
+  /** a running deployment whose heartbeat is older than this is considered abandoned */
+  staleSeconds: 60,
+  /** resumes of an abandoned deployment before it is failed explicitly */
+  maxRecoveries: 3,
+};
+
+export function configureDeploymentWorkers(settings: Partial<typeof deploymentWorkerSettings>): void {
+  Object.assign(deploymentWorkerSettings, settings);
+}
+
+type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'logger'>;
+
+let latest: Ctx | undefined;
+const started = new Set<string>();
+
+function driverService(svc: repo.ServiceRow, d: repo.DeploymentRow, simulateFailure: string | null): DriverService {
+  return {
+    simulateFailure,
+    id: svc.id, type: svc.type, name: svc.name, slug: svc.slug, environmentId: svc.environment_id, spec: svc.spec ?? {},
+    advancedSettings: svc.advanced_settings ?? {}, gitCommitId: d.git_commit_id, imageTag: d.image_tag,
+  };
+}
+
+/** settles a deployment unless it is gone (environment deleted) or already final */
+async function settleIfOpen(db: Ctx['db'], deps: { queue: Ctx['queue'] }, id: string, status: string, message: string | null): Promise<void> {
+  await db.transaction(async (tx) => {
+    const d = await repo.findDeployment(tx, id);
+    if (d && !d.finished) await settle(tx, deps, d, status, message);
+  });
+}
+
+/** runs (or resumes) one deployment; returns quietly when it is not its turn or not ours */
+export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<TaskContext, 'id'>): Promise<void> {
+  const { db } = ctx;
+  const deps = { queue: ctx.queue };
+  const driver = engineDriver(ctx.config.engine);
+  const claimed = await db.transaction(async (tx) => {
+    const d = await repo.findDeployment(tx, deploymentId);
+    if (!d || d.finished) return null;
+    await repo.lockEnvironment(tx, d.environment_id);
+    if (await repo.queueHead(tx, d.environment_id) !== d.id) return null; // waits: woken when the one before settles
+    if (!await repo.claim(tx, d.id, task.id, deploymentWorkerSettings.staleSeconds)) return null;
+    const svc = await repo.findService(tx, d.service_id);
+    if (!svc) return null;
+    const simulateFailure = await repo.simulateFailureVariable(tx, svc);
+    if (d.status === 'QUEUED') {
+      if (d.cancel_requested) {
+        await settle(tx, deps, d, 'CANCELED', 'Canceled before it started');
+        return null;
+      }
+      const first = stepsOf(d.action, driver.needsBuild(driverService(svc, d, simulateFailure)))[0]!;
+      await start(tx, deps, d, runningStatus(first));
+    }
+    return { d: (await repo.findDeployment(tx, d.id))!, svc, simulateFailure };
+  });
+  if (!claimed) return;
+  const { svc } = claimed;
+  let d = claimed.d;
+  const target = driverService(svc, d, claimed.simulateFailure);
+  const steps = stepsOf(d.action, driver.needsBuild(target));
+  const current = stepOfStatus(d.status);
+  let index = current ? Math.max(0, steps.indexOf(current)) : 0;
+  const controller = new AbortController();
+  runningControllers.set(d.id, controller);
+  const log = async (kind: 'BUILD' | 'DEPLOY' | 'RUNTIME', message: string) => {
+    await repo.insertLog(db, d.id, d.service_id, kind, message);
+    await repo.heartbeat(db, d.id);
+  };
+  try {
+    for (; index < steps.length; index++) {
+      const step: Step = steps[index]!;
+      if (runningStatus(step) !== d.status) {
+        await db.transaction(async (tx) => {
+          const open = await repo.findDeployment(tx, d.id);
+          if (open && !open.finished) await advance(tx, open, runningStatus(step));
+        });
+      }
+      const fresh = await repo.findDeployment(db, d.id);
+      if (!fresh || fresh.finished) return;
+      d = fresh;
+      if (d.cancel_requested) throw new Error('canceled');
+      try {
+        await runStep(driver, step, target, log, controller.signal);
+      } catch (err) {
+        if (err instanceof EngineFailure) {
+          await log('DEPLOY', `${errorStatus(d.action, step)}: ${err.message}`);
+          await settleIfOpen(db, deps, d.id, errorStatus(d.action, step), err.message);
+          return;
+        }
+        throw err;
+      }
+    }
+    const last = await repo.findDeployment(db, d.id);
+    await settleIfOpen(db, deps, d.id, last?.cancel_requested ? 'CANCELED' : SUCCESS_STATUS[d.action], null);
+  } catch (err) {
+    const fresh = await repo.findDeployment(db, d.id);
+    if (!fresh) return; // gone with its environment
+    if (!fresh.finished && (fresh.cancel_requested || controller.signal.aborted)) {
+      await log('DEPLOY', 'Deployment canceled');
+      await settleIfOpen(db, deps, d.id, 'CANCELED', 'Canceled by a user');
+      return;
+    }
+    throw err; // unexpected (e.g. database): the task is retried and resumes from the recorded step
+  } finally {
+    runningControllers.delete(d.id);
+  }
+}
+
+async function runStep(driver: ReturnType<typeof engineDriver>, step: Step, s: DriverService, log: Parameters<ReturnType<typeof engineDriver>['apply']>[1], signal: AbortSignal) {
+  switch (step) {
+    case 'BUILD': return driver.build(s, log, signal);
+    case 'APPLY': return driver.apply(s, log, signal);
+    case 'STOP': return driver.stop(s, log, signal);
+    case 'RESTART': return driver.restart(s, log, signal);
+    case 'UNINSTALL': return driver.uninstall(s, log, signal);
+  }
+}
+
+/** resumes (re-enqueues) deployments whose worker went silent, or fails them after maxRecoveries */
+export async function sweepAbandonedDeployments(ctx: Ctx): Promise<{ resumed: number; failed: number }> {
+  const stale = await repo.staleRunning(ctx.db, deploymentWorkerSettings.staleSeconds);
+  let resumed = 0;
+  let failed = 0;
+  for (const s of stale) {
+    await ctx.db.transaction(async (tx) => {
+      const d = await repo.findDeployment(tx, s.id);
+      if (!d || d.finished) return;
+      if (d.recoveries >= deploymentWorkerSettings.maxRecoveries) {
+        await settle(tx, { queue: ctx.queue }, d, d.status === 'BUILDING' ? 'BUILD_ERROR' : errorStatus(d.action, stepOfStatus(d.status) ?? 'APPLY'),
+          'The worker running this deployment stopped responding; the deployment was abandoned');
+        failed++;
+        return;
+      }
+      await repo.countRecovery(tx, d.id);
+      await ctx.queue.enqueue(tx, 'deployments.run', { deploymentId: d.id });
+      resumed++;
+    });
+  }
+  // queues whose wake-up was lost (defensive): wake environments whose head waited too long
+  for (const environmentId of await repo.environmentsWaitingLong(ctx.db, deploymentWorkerSettings.staleSeconds)) {
+    await ctx.db.transaction((tx) => wakeQueue(tx, { queue: ctx.queue }, environmentId));
+  }
+  return { resumed, failed };
+}
+
+/** subscribes the deployment handlers once per process; later calls only switch the context */
+export async function startDeploymentWorkers(ctx: Ctx): Promise<void> {
+  latest = ctx;
+  if (!started.has('deployments.run')) {
+    started.add('deployments.run');
+    await ctx.queue.work('deployments.run', async (payload, task) => {
+      await runDeployment(latest!, String(payload.deploymentId), task);
+    }, { concurrency: 4 });
+  }
+  if (!started.has('deployments.sweep')) {
+    started.add('deployments.sweep');
+    await ctx.queue.work('deployments.sweep', async () => { await sweepAbandonedDeployments(latest!); });
+    await ctx.queue.schedule('deployments.sweep', '* * * * *', {});
+    // at start: anything left running by a previous process is resumed or failed
+    await sweepAbandonedDeployments(ctx).catch((err) => ctx.logger.error({ err }, 'deployment sweep failed'));
+  }
+}
+
