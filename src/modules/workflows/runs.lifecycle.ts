@@ -1,0 +1,95 @@
+// How workflow runs meet the deployments module: a new run requests a DEPLOY of the workflow
+// service in the run's transaction (IN_PLACE), the settled-deployment hook moves the run to
+// SUCCEEDED / FAILED / CANCELED, and WORKFLOW_RUN_* events are emitted on start and finish.
+// Also copies a workflow's own rows when its environment is cloned.
+import type { Queryable } from '../../db/db.ts';
+import { emitEvent } from '../../events/emit.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { TaskQueue } from '../../queue/queue.ts';
+import { deploymentSettledHooks, type DeploymentRecord, type DeploymentsService } from '../deployments/deployments.service.ts';
+import { cloneHooks, type EnvironmentsService } from '../environments/environments.service.ts';
+import * as repo from './runs.repo.ts';
+import type { RunStarter } from './runs.service.ts';
+
+export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; environments?: EnvironmentsService }
+
+/** how long a run's throwaway environment copy lives at most (deleted earlier when the run settles) */
+export const RUN_COPY_TTL_MS = 24 * 3600_000;
+
+let latest: RunLifecycleDeps | undefined;
+let installed = false;
+
+type RunEvent = 'WORKFLOW_RUN_STARTED' | 'WORKFLOW_RUN_SUCCEEDED' | 'WORKFLOW_RUN_FAILED';
+
+async function emitRunEvent(tx: Queryable, queue: TaskQueue, kind: RunEvent, runId: string): Promise<void> {
+  const run = await repo.runEventFacts(tx, runId);
+  if (!run) return;
+  await emitEvent(tx, { queue }, {
+    organizationId: run.organization_id, kind, projectName: run.project_name, environmentMode: run.environment_mode,
+    payload: {
+      run_id: run.id, agentic_workflow_id: run.workflow_id, workflow_name: run.workflow_name, trigger: run.trigger, status: run.status,
+      deployment_id: run.deployment_id, environment_id: run.environment_id, organization_id: run.organization_id, message: run.message,
+    },
+  });
+}
+
+/** the starter the runs service uses: request the deployment, announce the run */
+export function deploymentRunStarter(deps: RunLifecycleDeps): RunStarter {
+  return async (tx, run) => {
+    try {
+      const target = await repo.runTarget(tx, run.workflow_id);
+      const common = { action: 'DEPLOY' as const, origin: run.trigger, triggeredBy: `agentic workflow ${run.trigger.toLowerCase()}`, metadata: { agentic_workflow_run_id: run.id } };
+      if (target?.execution_mode === 'CLONE_ENVIRONMENT' && deps.environments) {
+        // a throwaway copy of the whole environment: every service deployed there, the workflow last
+        const copy = await deps.environments.cloneForSystem(tx, target.environment_id, {
+          name: `${target.slug}-run-${run.id.slice(0, 8)}`, expiresAt: new Date(Date.now() + RUN_COPY_TTL_MS).toISOString(),
+        });
+        await repo.setRun(tx, run.id, { cloneEnvironmentId: copy.id });
+        let workflowDeployment: string | null = null;
+        for (const s of await repo.copyDeploymentOrder(tx, copy.id, target.name)) {
+          const d = await deps.deployments.request(tx, { serviceId: s.id, ...common });
+          if (s.is_workflow) workflowDeployment = d.id;
+        }
+        if (!workflowDeployment) throw new AppError(409, 'conflict', 'The environment copy has no copy of the workflow');
+        await repo.setRun(tx, run.id, { deploymentId: workflowDeployment });
+      } else {
+        const d = await deps.deployments.request(tx, { serviceId: run.workflow_id, ...common });
+        await repo.setRun(tx, run.id, { deploymentId: d.id });
+      }
+      await emitRunEvent(tx, deps.queue, 'WORKFLOW_RUN_STARTED', run.id);
+    } catch (err) {
+      // e.g. the environment is being deleted: the run is recorded as failed, the trigger succeeds
+      if (!(err instanceof AppError)) throw err;
+      await repo.setRun(tx, run.id, { status: 'FAILED', message: err.message });
+      await emitRunEvent(tx, deps.queue, 'WORKFLOW_RUN_FAILED', run.id);
+    }
+  };
+}
+
+export function runStatusOf(deploymentStatus: string): 'SUCCEEDED' | 'FAILED' | 'CANCELED' {
+  if (deploymentStatus === 'DEPLOYED') return 'SUCCEEDED';
+  return deploymentStatus === 'CANCELED' ? 'CANCELED' : 'FAILED';
+}
+
+async function onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void> {
+  if (d.service_type !== 'AGENTIC_WORKFLOW') return;
+  const run = await repo.findRunByDeployment(tx, d.id);
+  if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return;
+  const status = runStatusOf(d.status);
+  await repo.setRun(tx, run.id, { status, message: d.message ?? null });
+  if (run.clone_environment_id && latest) {
+    await latest.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
+  }
+  if (latest && status !== 'CANCELED') await emitRunEvent(tx, latest.queue, status === 'SUCCEEDED' ? 'WORKFLOW_RUN_SUCCEEDED' : 'WORKFLOW_RUN_FAILED', run.id);
+}
+
+/** hooks are process-wide lists: installed once, using the latest context's queue */
+export function installRunLifecycle(deps: RunLifecycleDeps): void {
+  latest = deps;
+  if (installed) return;
+  installed = true;
+  deploymentSettledHooks.push(onDeploymentSettled);
+  cloneHooks.push(async (tx, _ctx, args) => {
+    for (const [from, to] of args.serviceIdMap) await repo.copyWorkflowRows(tx, from, to, args.toEnvironmentId);
+  });
+}

@@ -1,0 +1,123 @@
+// Runs of agentic workflows: started by the workflow's webhook (secret in the URL, source IP
+// checked against webhook_ip_allowlist) or by the schedule (one run per occurrence, however many
+// workers tick), recorded QUEUED → RUNNING → SUCCEEDED / FAILED / CANCELED; listed, cancelled.
+import type { Db, Queryable } from '../../db/db.ts';
+import { AppError, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { cidrListContains } from '../../lib/cidr.ts';
+import { safeEqual } from '../../lib/crypto.ts';
+import { iso, isoRequired } from '../../lib/text.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import type { Principal } from '../access/principal.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
+import * as workflowsRepo from './workflows.repo.ts';
+import * as repo from './runs.repo.ts';
+import { defaultSpec, nextRunAt } from './workflows.rules.ts';
+import { WORKFLOW_LABEL, WORKFLOW_TYPE, type WorkflowsService } from './workflows.service.ts';
+import type { Static } from 'typebox';
+import type { WorkflowDeploymentHistoryItem, WorkflowRun } from './runs.schemas.ts';
+import type { TaskQueue } from '../../queue/queue.ts';
+import type { DeploymentsService } from '../deployments/deployments.service.ts';
+import type { EnvironmentsService } from '../environments/environments.service.ts';
+import { deploymentRunStarter, installRunLifecycle } from './runs.lifecycle.ts';
+
+/** how a QUEUED run is started (deployment request), inside the transaction that created it */
+export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
+
+export interface WorkflowRunsService {
+  hook(workflowId: string, secret: string, ip: string, payload: unknown): Promise<WorkflowRun>;
+  list(p: Principal, workflowId: string, req: PageRequest): Promise<{ results: WorkflowRun[]; pagination: PageInfo }>;
+  get(p: Principal, workflowId: string, runId: string): Promise<WorkflowRun>;
+  cancel(p: Principal, workflowId: string): Promise<WorkflowRun>;
+  deploymentHistory(p: Principal, workflowId: string, req: PageRequest): Promise<{ results: Static<typeof WorkflowDeploymentHistoryItem>[]; pagination: PageInfo }>;
+  /** inserts the due schedule occurrences' runs and advances next_run_at; returns the runs made */
+  tickSchedules(now?: Date): Promise<number>;
+}
+
+export const WEBHOOK_BODY_LIMIT = 64 * 1024;
+const TICK_BATCH = 200;
+
+export function createWorkflowRunsService(deps: {
+  db: Db; scope: ScopeService; workflows: WorkflowsService; deployments?: DeploymentsService; queue?: TaskQueue; environments?: EnvironmentsService;
+}): WorkflowRunsService {
+  const { db, scope, workflows, deployments } = deps;
+  let startRun: RunStarter = async () => { /* no deployments module: the run stays a QUEUED record */ };
+  if (deployments && deps.queue) {
+    const lifecycle = { deployments, queue: deps.queue, ...(deps.environments ? { environments: deps.environments } : {}) };
+    installRunLifecycle(lifecycle);
+    startRun = deploymentRunStarter(lifecycle);
+  }
+
+  return {
+    async hook(workflowId, secret, ip, payload) {
+      const row = await workflowsRepo.findWorkflow(db, workflowId);
+      const expected = row ? workflows.webhookSecret(row) : null;
+      // a wrong secret answers exactly like an unknown workflow
+      if (!row || !expected || !safeEqual(secret, expected)) throw notFound(WORKFLOW_LABEL);
+      const spec = { ...defaultSpec(), ...row.spec };
+      if (spec.webhook_ip_allowlist.length > 0 && !cidrListContains(spec.webhook_ip_allowlist, ip)) {
+        throw forbidden(`Source address ${ip} is not in the workflow's webhook_ip_allowlist`);
+      }
+      if (!spec.enabled) throw conflict('The agentic workflow is disabled; enable it to accept webhook runs', 'workflow_disabled');
+      return db.transaction(async (tx) => {
+        const run = (await repo.insertRun(tx, { workflowId, organizationId: row.organization_id, trigger: 'WEBHOOK', payload: payload ?? null, scheduledFor: null }))!;
+        await startRun(tx, run);
+        return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
+      });
+    },
+    async list(p, workflowId, req) {
+      await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const { rows, total } = await repo.listRuns(db, workflowId, req.limit, req.offset);
+      return page(req, rows.map(repo.toRun), total);
+    },
+    async get(p, workflowId, runId) {
+      await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const run = await repo.findRun(db, workflowId, runId);
+      if (!run) throw notFound('Run');
+      return repo.toRun(run);
+    },
+    async cancel(p, workflowId) {
+      await scope.service(p, workflowId, 'write', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const run = await repo.currentRun(db, workflowId);
+      if (!run) throw new AppError(409, 'conflict', 'No run of this workflow is queued or running');
+      if (run.deployment_id && deployments) {
+        try {
+          await deployments.cancel(p, run.deployment_id);
+        } catch (err) {
+          // already finished: the settled hook has recorded (or is recording) the outcome
+          if (!(err instanceof AppError && err.status === 409)) throw err;
+        }
+      }
+      return db.transaction(async (tx) => {
+        const fresh = await repo.currentRun(tx, workflowId);
+        if (fresh?.id === run.id) await repo.setRun(tx, run.id, { status: 'CANCELED', message: 'Canceled on request' });
+        return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
+      });
+    },
+    async deploymentHistory(p, workflowId, req) {
+      const svc = await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const { rows, total } = await repo.listRuns(db, workflowId, req.limit, req.offset, true);
+      return page(req, rows.map((r) => ({
+        identifier: { name: svc.serviceName, service_id: workflowId, service_type: WORKFLOW_TYPE, execution_id: r.deployment_id },
+        status: r.status,
+        auditing_data: { created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), triggered_by: r.trigger, origin: r.trigger === 'SCHEDULE' ? 'SCHEDULE' : 'WEBHOOK' },
+        run_id: r.id,
+      })), total);
+    },
+    async tickSchedules(now = new Date()) {
+      return db.transaction(async (tx) => {
+        const due = await repo.lockDueWorkflows(tx, now, TICK_BATCH);
+        let made = 0;
+        for (const w of due) {
+          const run = await repo.insertRun(tx, { workflowId: w.service_id, organizationId: w.organization_id, trigger: 'SCHEDULE', payload: null, scheduledFor: w.next_run_at });
+          if (run) {
+            made += 1;
+            await startRun(tx, run);
+          }
+          // after downtime only the latest missed occurrence ran: the next one is after `now`
+          await repo.setNextRunAt(tx, w.service_id, nextRunAt({ ...defaultSpec(), ...w.spec }, now));
+        }
+        return made;
+      });
+    },
+  };
+}

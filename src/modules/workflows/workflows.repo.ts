@@ -1,0 +1,87 @@
+// SQL for agentic workflows: their row in `services` (type AGENTIC_WORKFLOW, members in spec,
+// sealed api_key and webhook secret in secrets), their `agentic_workflows` row (next_run_at,
+// llm_provider_id) and their attached MCP connectors.
+import type { Queryable } from '../../db/db.ts';
+import { registerConstraint } from '../../db/errors.ts';
+import type { McpRef, WorkflowSpec } from './workflows.rules.ts';
+
+registerConstraint('services_environment_name_key', 'Service name is already taken in this environment');
+
+export interface WorkflowSecrets { api_key?: string; webhook_secret?: string }
+
+export interface WorkflowRow {
+  id: string; organization_id: string; environment_id: string; name: string; slug: string; spec: WorkflowSpec;
+  secrets: WorkflowSecrets; next_run_at: Date | null; llm_provider_id: string | null; created_at: Date; updated_at: Date | null;
+}
+
+const SELECT = `select s.id, s.organization_id, s.environment_id, s.name, s.slug, s.spec, s.secrets, w.next_run_at,
+  w.llm_provider_id, s.created_at, s.updated_at
+  from services s join agentic_workflows w on w.service_id = s.id`;
+
+export async function findWorkflow(db: Queryable, id: string, forUpdate = false): Promise<WorkflowRow | null> {
+  const rows = await db.query<WorkflowRow>(`${SELECT} where s.id = $1${forUpdate ? ' for update of s, w' : ''}`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function listWorkflows(db: Queryable, environmentId: string, limit: number | null, offset: number): Promise<{ rows: WorkflowRow[]; total: number }> {
+  const rows = await db.query<WorkflowRow>(`${SELECT} where s.environment_id = $1 order by s.created_at, s.id limit $2 offset $3`, [environmentId, limit, offset]);
+  const count = await db.query<{ n: number }>('select count(*)::int as n from agentic_workflows w join services s on s.id = w.service_id where s.environment_id = $1', [environmentId]);
+  return { rows, total: count[0]!.n };
+}
+
+export interface WorkflowValues {
+  name: string; slug: string; spec: WorkflowSpec; secrets: WorkflowSecrets; nextRunAt: Date | null; llmProviderId: string | null;
+}
+
+export async function insertWorkflow(db: Queryable, scope: { organizationId: string; projectId: string; environmentId: string }, v: WorkflowValues): Promise<string> {
+  const rows = await db.query<{ id: string }>(
+    `insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets)
+     values ($1, $2, $3, 'AGENTIC_WORKFLOW', $4, $5, $6::jsonb, $7::jsonb) returning id`,
+    [scope.organizationId, scope.projectId, scope.environmentId, v.name, v.slug, JSON.stringify(v.spec), JSON.stringify(v.secrets)]);
+  const id = rows[0]!.id;
+  await db.query('insert into agentic_workflows (service_id, organization_id, next_run_at, llm_provider_id) values ($1, $2, $3, $4)',
+    [id, scope.organizationId, v.nextRunAt, v.llmProviderId]);
+  return id;
+}
+
+export async function updateWorkflow(db: Queryable, id: string, v: WorkflowValues): Promise<void> {
+  await db.query(`update services set name = $2, slug = $3, spec = $4::jsonb, secrets = $5::jsonb, updated_at = now(),
+    deployment_status = case when deployment_status = 'UP_TO_DATE' then 'OUT_OF_DATE' else deployment_status end where id = $1`,
+  [id, v.name, v.slug, JSON.stringify(v.spec), JSON.stringify(v.secrets)]);
+  await db.query('update agentic_workflows set next_run_at = $2, llm_provider_id = $3 where service_id = $1', [id, v.nextRunAt, v.llmProviderId]);
+}
+
+export async function deleteWorkflow(db: Queryable, id: string): Promise<void> {
+  await db.query(`delete from services where id = $1 and type = 'AGENTIC_WORKFLOW'`, [id]);
+}
+
+export interface AttachedRow { service_id: string; mcp_server_id: string; required: boolean }
+
+export async function attachedMcpServers(db: Queryable, serviceIds: readonly string[]): Promise<Map<string, McpRef[]>> {
+  const out = new Map<string, McpRef[]>();
+  if (serviceIds.length === 0) return out;
+  const rows = await db.query<AttachedRow>(
+    'select service_id, mcp_server_id, required from agentic_workflow_mcp_servers where service_id = any($1::uuid[]) order by service_id, position',
+    [serviceIds]);
+  for (const r of rows) {
+    const list = out.get(r.service_id) ?? [];
+    list.push({ id: r.mcp_server_id, required: r.required });
+    out.set(r.service_id, list);
+  }
+  return out;
+}
+
+export async function replaceAttachedMcpServers(db: Queryable, serviceId: string, refs: readonly McpRef[]): Promise<void> {
+  await db.query('delete from agentic_workflow_mcp_servers where service_id = $1', [serviceId]);
+  for (const [i, ref] of refs.entries()) {
+    await db.query('insert into agentic_workflow_mcp_servers (service_id, mcp_server_id, required, position) values ($1, $2, $3, $4)',
+      [serviceId, ref.id, ref.required, i]);
+  }
+}
+
+/** which of `ids` are services of this environment */
+export async function servicesOfEnvironment(db: Queryable, environmentId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.query<{ id: string }>('select id from services where environment_id = $1 and id = any($2::uuid[])', [environmentId, ids]);
+  return new Set(rows.map((r) => r.id));
+}

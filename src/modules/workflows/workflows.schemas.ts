@@ -1,0 +1,110 @@
+// Agentic workflow request and response shapes (the seed's tables). Request schemas carry no
+// `default`s: the service applies the seed's defaults on creation and keeps stored values for
+// members a PUT omits (docs/decisions/0004), which it could not tell apart if Ajv filled them in.
+import { Type, type Static } from 'typebox';
+import { Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
+
+const Str = (max = 65536) => Type.String({ maxLength: max });
+const Opt = <T extends Parameters<typeof Type.Optional>[0]>(s: T) => Type.Optional(s);
+const Count = Type.Integer({ minimum: 0, maximum: 1_000_000 });
+
+export const MODEL_TYPES = ['CLAUDE', 'BEDROCK'] as const;
+export const EXECUTION_MODES = ['IN_PLACE', 'CLONE_ENVIRONMENT'] as const;
+
+const ModelType = Type.Union(MODEL_TYPES.map((v) => Type.Literal(v)));
+const ExecutionMode = Type.Union(EXECUTION_MODES.map((v) => Type.Literal(v)), { description: 'IN_PLACE (default) or CLONE_ENVIRONMENT' });
+
+export const McpServerRef = Type.Object({
+  id: Uuid,
+  required: Type.Optional(Type.Boolean({ description: 'default false; a required connector must be present at creation' })),
+}, { additionalProperties: false });
+
+const Header = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Str(8192) }, { additionalProperties: false });
+
+export const Output = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  url: Opt(Type.Union([Str(2048), Type.Null()])),
+  headers: Opt(Type.Array(Header, { maxItems: 50 })),
+  instructions: Opt(Str()),
+}, { additionalProperties: false });
+
+export const ModelRequest = Type.Object({
+  type: ModelType,
+  api_key: Opt(Type.String({ maxLength: 16384, writeOnly: true, description: 'write-only; omitted or empty on edit: the stored key is kept' })),
+  settings: Opt(Str()),
+  llm_provider_id: Opt(Type.Union([Uuid, Type.Null()])),
+}, { additionalProperties: false });
+
+export const ProjectRepository = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  branch: Type.String({ minLength: 1, maxLength: 255 }),
+  git_token_id: Opt(Type.Union([Uuid, Type.Null()])),
+}, { additionalProperties: false });
+
+export const Governance = Type.Object({ host_allowlist: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 500 }) }, { additionalProperties: false });
+
+export const Resources = Type.Object({ cpu_milli: Count, ram_mib: Count, gpu: Count, storage_gib: Count }, { additionalProperties: false });
+
+export const ScheduleRequest = Type.Object({
+  cron_expression: Type.String({ maxLength: 255, description: 'five fields, Kubernetes CronJob syntax; at most one firing every 5 minutes' }),
+  timezone: Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Paris' }),
+}, { additionalProperties: false });
+
+export const AgenticWorkflowRequest = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),
+  description: Opt(Str()),
+  webhook_ip_allowlist: Opt(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 200, description: 'CIDR ranges (IPv4 or IPv6); empty: every source' })),
+  docker_fragment: Opt(Str()),
+  enabled: Opt(Type.Boolean()),
+  mcp: Opt(Type.String({ maxLength: 65536, description: 'raw JSON text; must parse as JSON when not empty' })),
+  mcp_server_ids: Opt(Type.Array(Uuid, { maxItems: 100, deprecated: true })),
+  mcp_servers: Opt(Type.Array(McpServerRef, { maxItems: 100 })),
+  context_service_ids: Opt(Type.Array(Uuid, { maxItems: 100 })),
+  outputs: Opt(Type.Array(Output, { maxItems: 50 })),
+  model: Opt(Type.Union([ModelRequest, Type.Null()])),
+  project_repositories: Opt(Type.Array(ProjectRepository, { maxItems: 50 })),
+  agent_prompt: Opt(Str(200_000)),
+  governance: Opt(Type.Union([Governance, Type.Null()])),
+  resources: Opt(Type.Union([Resources, Type.Null()])),
+  schedule: Opt(Type.Union([ScheduleRequest, Type.Null()])),
+  execution_mode: Opt(ExecutionMode),
+}, { additionalProperties: false });
+export type AgenticWorkflowRequest = Static<typeof AgenticWorkflowRequest>;
+
+const OutputResponse = Type.Object({
+  name: Type.String(), url: Type.Union([Type.String(), Type.Null()]),
+  headers: Type.Array(Type.Object({ name: Type.String(), value: Type.String() })), instructions: Type.String(),
+});
+
+export const AgenticWorkflow = Type.Object({
+  id: Uuid,
+  created_at: Timestamp,
+  updated_at: Type.Union([Timestamp, Type.Null()]),
+  service_type: Type.Literal('AGENTIC_WORKFLOW'),
+  environment: Type.Object({ id: Uuid }),
+  name: Type.String(),
+  slug: Type.String(),
+  description: Type.String(),
+  webhook_ip_allowlist: Type.Array(Type.String()),
+  docker_fragment: Type.String(),
+  enabled: Type.Boolean(),
+  mcp: Type.String(),
+  mcp_server_ids: Type.Array(Uuid, { deprecated: true }),
+  mcp_servers: Type.Array(Type.Object({ id: Uuid, required: Type.Boolean() })),
+  context_service_ids: Type.Array(Uuid),
+  outputs: Type.Array(OutputResponse),
+  model: Type.Object({
+    type: Type.String(), settings: Type.String(),
+    llm_provider_id: Type.Union([Uuid, Type.Null()], { description: 'null when the workflow carries its own api_key (or has no credential)' }),
+  }),
+  project_repositories: Type.Array(Type.Object({ url: Type.String(), branch: Type.String(), git_token_id: Type.Union([Uuid, Type.Null()]) })),
+  agent_prompt: Type.String(),
+  governance: Type.Object({ host_allowlist: Type.Array(Type.String()) }),
+  resources: Type.Object({ cpu_milli: Type.Integer(), ram_mib: Type.Integer(), gpu: Type.Integer(), storage_gib: Type.Integer() }),
+  webhook: Type.Object({ url: Type.String() }),
+  schedule: Type.Union([Type.Object({ cron_expression: Type.String(), timezone: Type.String(), next_run_at: Type.Union([Timestamp, Type.Null()]) }), Type.Null()]),
+  execution_mode: Type.String(),
+});
+export type AgenticWorkflow = Static<typeof AgenticWorkflow>;
+
+export const AgenticWorkflowList = Paginated(AgenticWorkflow);
