@@ -196,4 +196,21 @@ describe('environments', () => {
     const rule = await t.request('GET', `/environment/${inTx.id}/deploymentRule`, { token: org.token });
     assert.equal(rule.status, 200);
   });
+
+  test('maintenance deletes a throwaway copy once its expires_at has passed, and only that', async () => {
+    const org = await seedOrganization(t);
+    const pid = await project(org);
+    const src = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'expiring-src' } });
+    const copy = await t.request('POST', `/environment/${src.body.id}/clone`, { token: org.token, body: { name: 'expiring-copy', expires_at: new Date(Date.now() + 3_600_000).toISOString() } });
+    assert.ok(copy.status < 300, copy.raw);
+    const copyId = copy.body.id;
+    const { runMaintenance } = await import('../../src/workers/maintenance.ts');
+    await runMaintenance(t.ctx);
+    assert.equal((await t.request('GET', `/environment/${copyId}`, { token: org.token })).status, 200, 'not expired yet');
+    await t.ctx.db.query(`update environments set expires_at = now() - interval '1 minute' where id = $1`, [copyId]);
+    const result = await runMaintenance(t.ctx);
+    assert.ok(result.expiredEnvironments >= 1);
+    assert.equal((await t.request('GET', `/environment/${copyId}`, { token: org.token })).status, 404);
+    assert.equal((await t.request('GET', `/environment/${src.body.id}`, { token: org.token })).status, 200);
+  });
 });

@@ -64,6 +64,10 @@ export async function deleteEnvironment(db: Queryable, id: string): Promise<bool
   return (await db.query('delete from environments where id = $1 returning id', [id])).length > 0;
 }
 
+export async function expiredEnvironments(db: Queryable, limit: number): Promise<Array<{ id: string; organization_id: string }>> {
+  return db.query('select id, organization_id from environments where expires_at < now() order by expires_at limit $1', [limit]);
+}
+
 export async function clusterOfOrganization(db: Queryable, organizationId: string, clusterId: string): Promise<boolean> {
   return (await db.query('select 1 from clusters where id = $1 and organization_id = $2', [clusterId, organizationId])).length > 0;
 }

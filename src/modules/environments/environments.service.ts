@@ -38,6 +38,8 @@ export interface EnvironmentsService {
   clone(p: Principal, environmentId: string, body: CloneEnvironmentRequest): Promise<Environment>;
   /** a clone made by the system (workflow runs in CLONE_ENVIRONMENT mode): no caller to authorize */
   cloneForSystem(tx: Queryable | undefined, environmentId: string, options: { name: string; mode?: string; expiresAt?: string | null; clusterId?: string }): Promise<Environment>;
+  /** maintenance: deletes throwaway copies whose expires_at has passed (removal hooks run as for a user delete) */
+  removeExpired(limit?: number): Promise<number>;
 }
 
 export function createEnvironmentsService(deps: {
@@ -131,6 +133,16 @@ export function createEnvironmentsService(deps: {
         const clusterId = await clusterFor(tx, env.organizationId, body);
         return cloneIn(tx, source, { name: body.name, mode: body.mode, expiresAt: body.expires_at, clusterId });
       });
+    },
+    async removeExpired(limit = 50) {
+      const expired = await repo.expiredEnvironments(db, limit);
+      for (const env of expired) {
+        await db.transaction(async (tx) => {
+          await prepareEnvironmentRemoval(tx, appContext(), env.organization_id, [env.id]);
+          await repo.deleteEnvironment(tx, env.id);
+        });
+      }
+      return expired.length;
     },
     async cloneForSystem(tx, environmentId, options) {
       const run = async (q: Queryable) => cloneIn(q, await mustFind(q, environmentId), options);
