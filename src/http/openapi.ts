@@ -26,6 +26,60 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '500': 'Internal server error',
 };
 
+const MIN_SHARED_SIZE = 200;
+
+/**
+ * Schemas repeated across operations (a resource returned by create, get, edit and inside its
+ * list; probe and port shapes…) move to components.schemas and are referenced, so the document
+ * stays a fraction of its inline size. Names come from a schema's title, else from where it was
+ * first met (`createApplication.response.201.healthchecks`).
+ */
+function shareRepeatedSchemas(paths: Record<string, Record<string, any>>, components: Record<string, unknown>): void {
+  const counts = new Map<string, number>();
+  const count = (node: unknown): void => {
+    if (!node || typeof node !== 'object') return;
+    if (Array.isArray(node)) return node.forEach(count);
+    const key = JSON.stringify(node);
+    if (key.length >= MIN_SHARED_SIZE && (node as { type?: unknown }).type === 'object') counts.set(key, (counts.get(key) ?? 0) + 1);
+    Object.values(node).forEach(count);
+  };
+  const names = new Map<string, string>();
+  const used = new Set(Object.keys(components));
+  const intern = (node: unknown, hint: string): unknown => {
+    if (!node || typeof node !== 'object') return node;
+    if (Array.isArray(node)) return node.map((n, i) => intern(n, `${hint}.${i}`));
+    const key = JSON.stringify(node);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = intern(v, k === 'properties' || k === 'items' || k === 'anyOf' ? hint : `${hint}.${k}`);
+    if ((counts.get(key) ?? 0) < 2) return out;
+    let name = names.get(key);
+    if (!name) {
+      const base = String((node as { title?: unknown }).title ?? hint).replace(/[^A-Za-z0-9_.-]/g, '_');
+      name = base;
+      for (let i = 2; used.has(name); i++) name = `${base}_${i}`;
+      used.add(name);
+      names.set(key, name);
+      components[name] = out;
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  const each = (fn: (schemaHolder: { schema: unknown }, hint: string) => void) => {
+    for (const ops of Object.values(paths)) {
+      for (const op of Object.values(ops)) {
+        const id = op.operationId ?? 'operation';
+        const body = op.requestBody?.content?.['application/json'];
+        if (body) fn(body, `${id}.request`);
+        for (const [status, res] of Object.entries<any>(op.responses ?? {})) {
+          const json = res.content?.['application/json'];
+          if (json && !json.schema?.$ref) fn(json, `${id}.response.${status}`);
+        }
+      }
+    }
+  };
+  each((holder) => count(holder.schema));
+  each((holder, hint) => { holder.schema = intern(holder.schema, hint); });
+}
+
 export function createOpenApiCollector(info: { version: string; publicUrl: string }) {
   const operations: Array<{ method: string; url: string; schema: RouteSchema; isPublic: boolean }> = [];
   let cached: object | undefined;
@@ -77,6 +131,8 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
           responses,
         };
       }
+      const schemas: Record<string, unknown> = { Error: ErrorBody };
+      shareRepeatedSchemas(paths, schemas);
       cached = {
         openapi: '3.1.0',
         info: {
@@ -91,7 +147,7 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
             bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'OIDC access token (Authorization: Bearer <ACCESS_TOKEN>)' },
             ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'API token (Authorization: Token <API_TOKEN>)' },
           },
-          schemas: { Error: ErrorBody },
+          schemas,
         },
         paths,
       };

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
-import { generate, mutate, prng, type Schema } from '../support/fuzz.ts';
+import { generate, mutate, prng, useDefinitions, type Schema } from '../support/fuzz.ts';
 import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
 const TOTAL = Number(process.env.FUZZ_BODIES ?? 10_000);
@@ -28,7 +28,11 @@ describe('fuzzing create and edit routes', () => {
   after(() => t.close());
 
   test(`${TOTAL} generated bodies: no 5xx, the error body on every 4xx`, async () => {
-    const doc = (await t.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: Schema } } } }>> };
+    const doc = (await t.request('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { requestBody?: { content: { 'application/json': { schema: Schema } } } }>>;
+      components: { schemas: Record<string, Schema> };
+    };
+    useDefinitions(doc.components.schemas);
     const targets: Array<{ method: string; path: string; schema: Schema }> = [];
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops)) {

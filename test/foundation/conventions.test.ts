@@ -141,6 +141,9 @@ describe('conventions', () => {
     assert.ok(op.requestBody);
     for (const s of ['201', '400', '401', '403', '404', '429', '500']) assert.ok(op.responses[s], `response ${s}`);
     assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/api/v1')));
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+    assert.ok(refs.length > 0, 'repeated schemas are shared');
+    for (const name of new Set(refs)) assert.ok(doc.components.schemas[name], `component ${name} exists`);
     const docs = await t.app.inject({ method: 'GET', url: '/docs' });
     assert.equal(docs.statusCode, 200);
     assert.match(docs.headers['content-type'] as string, /text\/html/);

@@ -18,7 +18,14 @@ export function prng(seed: number): () => number {
 const ODD_STRINGS = ['', ' ', 'a'.repeat(300), '💥', 'null', '0', '-1', '../../etc/passwd', "'; drop table users; --",
   '<script>', '\u0000', 'ÄÖÜ', '*/5 * * * *', '10.0.0.0/8', 'https://example.com', 'not a url', '1e309', '{}', '[]'];
 
+/** components.schemas of the document, for `$ref`s */
+let definitions: Record<string, Schema> = {};
+export function useDefinitions(defs: Record<string, Schema>): void {
+  definitions = defs;
+}
+
 export function generate(schema: Schema | undefined, rnd: () => number, depth = 0): unknown {
+  if (schema?.$ref) schema = definitions[String(schema.$ref).replace('#/components/schemas/', '')];
   if (!schema || depth > 6) return null;
   const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   if (schema.const !== undefined) return schema.const;
