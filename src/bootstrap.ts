@@ -7,11 +7,14 @@ import type { AppContext } from './context.ts';
 import { sha256Hex } from './lib/crypto.ts';
 import * as orgRepo from './modules/organizations/organizations.repo.ts';
 import * as tokenRepo from './modules/tokens/tokens.repo.ts';
+import { provisionLocalCluster } from './modules/clusters/clusters.service.ts';
 
 export type OrganizationProvisioner = (ctx: AppContext, organizationId: string) => Promise<void>;
 
 /** modules that give a new bootstrap organization something (e.g. a local cluster) add themselves here */
 export const bootstrapProvisioners: OrganizationProvisioner[] = [];
+// the bootstrap organization gets a local default cluster, so a fresh server is usable at once
+bootstrapProvisioners.push(provisionLocalCluster);
 
 export async function ensureOrganization(ctx: AppContext, name: string): Promise<{ id: string; created: boolean }> {
   const existing = await orgRepo.findOrganizationByName(ctx.db, name);

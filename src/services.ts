@@ -6,7 +6,22 @@ import { createIdentityService, type IdentityService } from './modules/identity/
 import { createMembersService, type MembersService } from './modules/members/members.service.ts';
 import { createOrganizationsService, type OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { createScopeService, type ScopeService } from './modules/scope/scope.service.ts';
+import type { AppContext } from './context.ts';
+import { createClustersService, type ClustersService } from './modules/clusters/clusters.service.ts';
+import { createRegistriesService, type RegistriesService } from './modules/registries/registries.service.ts';
+import { createProjectsService, type ProjectsService } from './modules/projects/projects.service.ts';
+import { createEnvironmentsService, type EnvironmentsService } from './modules/environments/environments.service.ts';
+import { createDeploymentRulesService, type DeploymentRulesService } from './modules/deployment-rules/deployment-rules.service.ts';
 import { createTokensService, type TokensService } from './modules/tokens/tokens.service.ts';
+import { createVariablesService, type VariablesService } from './modules/variables/variables.service.ts';
+import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.ts';
+import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
+import { createLlmProvidersService, type LlmProvidersService } from './modules/llm-providers/llm-providers.service.ts';
+import { createMcpServersService, type McpServersService } from './modules/mcp-servers/mcp-servers.service.ts';
+import { createWorkflowsService, type WorkflowsService } from './modules/workflows/workflows.service.ts';
+import { createWorkflowRunsService, type WorkflowRunsService } from './modules/workflows/runs.service.ts';
+import { createServicesService, type ServicesService } from './modules/services/services.service.ts';
+import { createServiceGroupsService, type ServiceGroupsService } from './modules/services/groups/groups.service.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -15,6 +30,20 @@ export interface Services {
   members: MembersService;
   tokens: TokensService;
   scope: ScopeService;
+  clusters: ClustersService;
+  registries: RegistriesService;
+  projects: ProjectsService;
+  environments: EnvironmentsService;
+  deploymentRules: DeploymentRulesService;
+  variables: VariablesService;
+  deployments: DeploymentsService;
+  webhooks: WebhooksService;
+  llmProviders: LlmProvidersService;
+  mcpServers: McpServersService;
+  workflows: WorkflowsService;
+  workflowRuns: WorkflowRunsService;
+  services: ServicesService;
+  serviceGroups: ServiceGroupsService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -25,5 +54,23 @@ export function createServices(parts: ContextParts): Services {
   const members = createMembersService({ db, access, organizations, publicUrl: config.publicUrl });
   const tokens = createTokensService({ db, access, identity, organizations });
   const scope = createScopeService({ db, organizations });
-  return { identity, access, organizations, members, tokens, scope };
+  // hooks (clone, environment removal) receive the whole context; it exists once this returns
+  let all: Services | undefined;
+  const appContext = (): AppContext => ({ ...parts, services: all! });
+  const clusters = createClustersService({ db, organizations });
+  const registries = createRegistriesService({ db, organizations, sealer: parts.sealer });
+  const projects = createProjectsService({ db, organizations, appContext });
+  const environments = createEnvironmentsService({ db, scope, projects, sealer: parts.sealer, appContext });
+  const deploymentRules = createDeploymentRulesService({ db, projects, scope });
+  const variables = createVariablesService({ db, sealer: parts.sealer, scope, organizations });
+  const deployments = createDeploymentsService({ db, queue: parts.queue, scope });
+  const webhooks = createWebhooksService({ db, sealer: parts.sealer, queue: parts.queue, config, organizations });
+  const llmProviders = createLlmProvidersService({ db, sealer: parts.sealer, organizations });
+  const mcpServers = createMcpServersService({ db, sealer: parts.sealer, organizations });
+  const workflows = createWorkflowsService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
+  const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments });
+  const services = createServicesService({ db, sealer: parts.sealer, scope });
+  const serviceGroups = createServiceGroupsService({ db, organizations });
+  all = { services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
+  return all;
 }

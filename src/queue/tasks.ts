@@ -17,6 +17,16 @@ export interface TaskKindOptions {
 export const TASK_KINDS = {
   /** periodic housekeeping: expired idempotency keys and invitations, PGlite VACUUM */
   'maintenance.cleanup': { retryLimit: 2, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+  /** run (or resume) one deployment; idempotent, resumes from the recorded step */
+  'deployments.run': { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 900 },
+  /** every minute: resume or fail deployments whose worker died (stale heartbeat) */
+  'deployments.sweep': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
+  /** one delivery attempt of a webhook event; the handler schedules the next attempt itself */
+  'webhooks.deliver': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
+  /** every minute: start the runs of agentic workflows whose schedule occurrence has come (exactly once each) */
+  'workflows.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
+  /** delete the throwaway environment copy a CLONE_ENVIRONMENT workflow run deployed in, once the run settled */
+  'workflows.clone-cleanup': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
 } as const satisfies Record<string, TaskKindOptions>;
 
 export type TaskKind = keyof typeof TASK_KINDS;

@@ -1,11 +1,17 @@
 // The worker runner: subscribes each task kind to its handler and installs the recurring
 // tasks. Runs in roles `all` and `worker`; handlers call the same services the API does.
 import type { AppContext } from '../context.ts';
+import { startDeploymentWorkers } from './deployments.ts';
 import { MAINTENANCE_CRON, runMaintenance } from './maintenance.ts';
+import { startWebhookWorkers } from './webhooks.ts';
+import { startWorkflowScheduleWorker } from './workflow-schedule.ts';
 
 export async function startWorkers(ctx: AppContext): Promise<void> {
   await ctx.queue.work('maintenance.cleanup', async () => {
     await runMaintenance(ctx);
   });
   await ctx.queue.schedule('maintenance.cleanup', MAINTENANCE_CRON, {});
+  await startDeploymentWorkers(ctx);
+  await startWebhookWorkers(ctx);
+  await startWorkflowScheduleWorker(ctx);
 }
