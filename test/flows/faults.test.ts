@@ -17,6 +17,11 @@ import { createRateLimiter } from '../../src/http/rate-limit.ts';
 import { createSealer } from '../../src/lib/crypto.ts';
 import { VERSION } from '../../src/runtime.ts';
 import { testDatabase } from '../support/db.ts';
+import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
+import { configureWebhookRetries } from '../../src/modules/webhooks/webhooks.rules.ts';
+import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
+import { seedEnvironment, seedService } from '../support/factories.ts';
 import { eventually, seedOrganization, startTestApp, testConfig, testQueue } from '../support/harness.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -156,5 +161,58 @@ describe('graceful shutdown', () => {
     const refused = outcomes.filter((o) => o === 'ECONNREFUSED').length;
     assert.equal(answered + refused, 40, `every request was answered or never accepted: ${outcomes.join(',')}`);
     assert.ok(answered > 0, 'some requests were in flight');
+  });
+});
+
+describe('webhook receiver outage', () => {
+  test('events raised while the receiver is down all arrive, once each, when it comes back', async () => {
+    const stepMs = simulatedEngineSettings.stepMs;
+    configureSimulatedEngine({ stepMs: 30 });
+    configureWebhookRetries({ baseDelayMs: 300 });
+    const port = await freePort();
+    const t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    const { createServer } = await import('node:http');
+    const received: Array<{ id: string; type: string }> = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => { body += c; });
+      req.on('end', () => {
+        received.push({ id: String(req.headers['webhook-id']), type: JSON.parse(body).event_type });
+        res.writeHead(200).end();
+      });
+    });
+    try {
+      await startDeploymentWorkers(t.ctx);
+      await startWebhookWorkers(t.ctx);
+      const org = await seedOrganization(t);
+      const hook = await t.request('POST', `/organization/${org.id}/webhook`, { token: org.token, body: {
+        target_url: `http://127.0.0.1:${port}/down`, events: ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED'], enabled: true,
+      } });
+      assert.equal(hook.status, 201, hook.raw);
+      const env = await seedEnvironment(t, org);
+      const ids: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const app = await seedService(t, env, 'APPLICATION');
+        ids.push((await t.request('POST', `/application/${app}/deploy`, { token: org.token, body: {} })).body.id);
+      }
+      await eventually(async () => {
+        const statuses = await Promise.all(ids.map(async (id) => (await t.request('GET', `/deployment/${id}`, { token: org.token })).body.status));
+        return statuses.every((s) => s === 'DEPLOYED');
+      }, 30_000, 200);
+      // the receiver has been refusing connections all along; let a few attempts fail
+      await eventually(async () => (await t.ctx.db.query<{ n: number }>(
+        `select count(*)::int as n from webhook_attempts a join webhook_events e on e.id = a.event_id where e.webhook_id = $1`, [hook.body.id]))[0]!.n >= 4, 15_000, 100);
+      assert.equal(received.length, 0);
+      await new Promise<void>((r) => receiver.listen(port, '127.0.0.1', r));
+      await eventually(async () => received.length >= 4, 30_000, 100);
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.deepEqual(received.map((r) => r.type).sort(), ['DEPLOYMENT_STARTED', 'DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_SUCCEEDED']);
+      assert.equal(new Set(received.map((r) => r.id)).size, 4, 'each event once');
+    } finally {
+      configureSimulatedEngine({ stepMs });
+      configureWebhookRetries({ baseDelayMs: 5000 });
+      receiver.close();
+      await t.close();
+    }
   });
 });

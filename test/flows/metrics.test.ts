@@ -2,6 +2,7 @@
 // readable by loopback clients, or with METRICS_TOKEN as a bearer token.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { seedEnvironment, seedService } from '../support/factories.ts';
 import { seedOrganization, startTestApp } from '../support/harness.ts';
 
 describe('metrics', () => {
@@ -17,6 +18,12 @@ describe('metrics', () => {
       assert.match(r.body, /berth_http_request_duration_seconds_count\{method="GET",route="\/organization\/:organizationId",status="200"\} 1/);
       assert.match(r.body, /status="404"\} 1/);
       assert.match(r.body, /berth_queue_tasks\{kind="maintenance.cleanup",state="created"\} \d+/);
+      const env = await seedEnvironment(t, org);
+      const app = await seedService(t, env, 'APPLICATION');
+      assert.equal((await t.request('POST', `/application/${app}/deploy`, { token: org.token, body: {} })).status, 202);
+      const after = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
+      assert.match(after.body, /# TYPE berth_deployments gauge\nberth_deployments\{status="[A-Z_]+"\} [1-9]/);
+      assert.match(after.body, /# TYPE berth_webhook_attempts gauge/);
       const remote = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9' });
       assert.equal(remote.statusCode, 403);
     } finally {

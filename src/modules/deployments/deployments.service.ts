@@ -2,6 +2,7 @@
 // uninstall, cancel) recorded as deployment rows and run by the worker one at a time per
 // environment; listing (queue, history, one record) and logs. `request` is the entry point other
 // modules call inside their own transaction (e.g. agentic workflow runs).
+import './deployments.metrics.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
