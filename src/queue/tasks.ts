@@ -27,6 +27,8 @@ export const TASK_KINDS = {
   'workflows.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
   /** delete the throwaway environment copy a CLONE_ENVIRONMENT workflow run deployed in, once the run settled */
   'workflows.clone-cleanup': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+  /** uninstall, through the engine, the services of environments that were deleted (a snapshot in the payload) */
+  'engine.uninstall': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
 } as const satisfies Record<string, TaskKindOptions>;
 
 export type TaskKind = keyof typeof TASK_KINDS;

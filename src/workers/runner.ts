@@ -2,6 +2,7 @@
 // tasks. Runs in roles `all` and `worker`; handlers call the same services the API does.
 import type { AppContext } from '../context.ts';
 import { startDeploymentWorkers } from './deployments.ts';
+import { startEngineUninstallWorker } from './engine-uninstall.ts';
 import { MAINTENANCE_CRON, runMaintenance } from './maintenance.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 import { startWorkflowScheduleWorker } from './workflow-schedule.ts';
@@ -14,4 +15,5 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
   await startDeploymentWorkers(ctx);
   await startWebhookWorkers(ctx);
   await startWorkflowScheduleWorker(ctx);
+  await startEngineUninstallWorker(ctx);
 }

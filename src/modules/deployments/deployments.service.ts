@@ -3,6 +3,7 @@
 // environment; listing (queue, history, one record) and logs. `request` is the entry point other
 // modules call inside their own transaction (e.g. agentic workflow runs).
 import './deployments.metrics.ts';
+import { registerEngineUninstallOnRemoval } from './uninstall-on-removal.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
@@ -57,6 +58,7 @@ function toLine(r: repo.LogRow): LogLine {
 }
 
 export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope: ScopeService }): DeploymentsService {
+  registerEngineUninstallOnRemoval();
   const { db, queue, scope } = deps;
 
   async function request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord> {
