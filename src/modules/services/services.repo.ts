@@ -1,5 +1,6 @@
 // SQL for the services table (every service type) and the registry lookups services need.
 import type { Queryable } from '../../db/db.ts';
+import { selectPage } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import type { Registry } from './common.schemas.ts';
 
@@ -57,17 +58,10 @@ export async function deleteService(db: Queryable, id: string): Promise<boolean>
 
 /** services of an environment, optionally of one type, oldest first; total for pagination */
 export async function listServices(db: Queryable, environmentId: string, type: string | null, limit: number | null, offset: number): Promise<{ rows: ServiceRow[]; total: number }> {
-  const rows = await db.query<ServiceRow & { total: string | number }>(
-    `select ${COLUMNS}, count(*) over () as total from services
-      where environment_id = $1 and ($2::text is null or type = $2)
-      order by created_at, id limit $3 offset $4`,
-    [environmentId, type, limit, offset]);
-  let total = rows[0] ? Number(rows[0].total) : 0;
-  if (!rows[0] && offset > 0) {
-    const c = await db.query<{ n: number }>(`select count(*)::int as n from services where environment_id = $1 and ($2::text is null or type = $2)`, [environmentId, type]);
-    total = c[0]?.n ?? 0;
-  }
-  return { rows, total };
+  const where = 'where environment_id = $1 and ($2::text is null or type = $2)';
+  return selectPage<ServiceRow>(db,
+    `select ${COLUMNS} from services ${where} order by created_at, id limit $3 offset $4`, [environmentId, type],
+    `select count(*)::int as n from services ${where}`, limit, offset);
 }
 
 /** container registries of an organization by id (only those asked for) */
