@@ -2,7 +2,8 @@
 // typed Config. A bad value stops the process with one line naming the variable (ConfigError).
 
 export type Role = 'all' | 'api' | 'worker';
-export type EngineKind = 'simulated' | 'kubernetes';
+/** `auto` is resolved at start (docker when a daemon answers, else simulated) */
+export type EngineKind = 'auto' | 'docker' | 'simulated' | 'kubernetes';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -22,6 +23,17 @@ export interface Config {
   readonly rateLimitPerHour: number;
   readonly webhookAllowPrivateTargets: boolean;
   readonly engine: EngineKind;
+  /** the Docker daemon the docker engine drives (unix:///path or tcp://host:port) */
+  readonly dockerHost: string;
+  /** public URLs of services are http://<name>.<ingressDomain>[:<ingressPort>] */
+  readonly ingressDomain: string;
+  /** the port the ingress proxy listens on (loopback and every interface: INGRESS_HOST) */
+  readonly ingressPort: number;
+  readonly ingressHost: string;
+  /** the ingress proxy's admin API (Caddy), on loopback */
+  readonly ingressAdminPort: number;
+  /** git URLs that are local paths or file:// (they read the host's disk) are refused unless true */
+  readonly engineAllowLocalGit: boolean;
   readonly logLevel: LogLevel;
   /** trust X-Forwarded-For from these proxies (Fastify trustProxy semantics): false, true, or a list */
   readonly trustProxy: boolean | string;
@@ -132,7 +144,13 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey,
     rateLimitPerHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000, 1, 10_000_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    engine: oneOf(env, 'ENGINE', 'simulated', ['simulated', 'kubernetes'] as const),
+    engine: oneOf(env, 'ENGINE', 'auto', ['auto', 'docker', 'simulated', 'kubernetes'] as const),
+    dockerHost: str(env, 'DOCKER_HOST', 'unix:///var/run/docker.sock'),
+    ingressDomain: str(env, 'INGRESS_DOMAIN', 'localhost').replace(/^\.+|\.+$/g, ''),
+    ingressPort: int(env, 'INGRESS_PORT', 8000, 1, 65535),
+    ingressHost: str(env, 'INGRESS_HOST', '127.0.0.1'),
+    ingressAdminPort: int(env, 'INGRESS_ADMIN_PORT', 2019, 1, 65535),
+    engineAllowLocalGit: bool(env, 'ENGINE_ALLOW_LOCAL_GIT', false),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     trustProxy,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),

@@ -56,7 +56,7 @@ export interface EngineDriver {
 let driver: EngineDriver | undefined;
 
 export function engineDriver(kind: EngineKind): EngineDriver {
-  if (kind === 'kubernetes') throw new Error('ENGINE=kubernetes is not available yet; use ENGINE=simulated');
+  if (kind === 'kubernetes') throw new Error('ENGINE=kubernetes is not available yet; use ENGINE=docker or ENGINE=simulated');
   driver ??= createSimulatedDriver();
   return driver;
 }

@@ -55,6 +55,7 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_HOUR: '1000000',
     PUBLIC_URL: 'http://berth.test',
+    ENGINE: 'simulated',
     ...env,
   });
   return Object.freeze({ ...base, ...overrides });
