@@ -56,7 +56,7 @@ export function createServices(parts: ContextParts): Services {
   const scope = createScopeService({ db, organizations });
   // hooks (clone, environment removal) receive the whole context; it exists once this returns
   let all: Services | undefined;
-  const appContext = (): AppContext => ({ ...parts, services: all! });
+  const appContext = (): AppContext => ({ ...parts, engine: parts.engine!, services: all! });
   const clusters = createClustersService({ db, organizations });
   const registries = createRegistriesService({ db, organizations, sealer: parts.sealer });
   const projects = createProjectsService({ db, organizations, appContext });
