@@ -99,7 +99,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
     else await app.ready();
   }
-  if (runsWorkers) await startWorkers(ctx);
+  const workers = runsWorkers ? await startWorkers(ctx) : null;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -112,6 +112,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
         }
         await app?.close();
+        await workers?.stop().catch((err) => logger.warn({ err }, 'workers stop failed'));
         await queue.stop({ timeoutMs: 10_000 }).catch((err) => logger.warn({ err }, 'queue stop failed'));
         await rateLimiter.close();
         await ctx.engine.close?.().catch((err) => logger.warn({ err }, 'engine close failed'));

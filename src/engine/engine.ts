@@ -31,6 +31,8 @@ export interface DriverService {
   plan?: RuntimePlan;
 }
 
+export interface JobRunOutcome { exitCode: number; attempts: number; reason: string | null }
+
 /** what a build produced: the commit it built and the image it tagged */
 export interface BuildResult { gitCommitId: string | null; imageTag: string }
 
@@ -63,6 +65,8 @@ export interface EngineDriver {
   /** remove the running objects; the configuration stays */
   uninstall(service: DriverService, log: LogSink, signal: AbortSignal, options?: { purge?: boolean }): Promise<void>;
   status(service: DriverService): Promise<RuntimeStatus>;
+  /** runs a job's container to completion once (a cron occurrence or a lifecycle command) */
+  runJob?(service: DriverService, runId: string, command: 'cron' | 'start' | 'stop' | 'delete', line: (text: string) => Promise<void>, signal: AbortSignal): Promise<JobRunOutcome>;
   /** releases connections and watchers (process shutdown) */
   close?(): Promise<void>;
 }

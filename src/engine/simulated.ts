@@ -127,6 +127,13 @@ export function createSimulatedDriver(): EngineDriver {
       await step(signal);
       await log('DEPLOY', `${service.name} uninstalled`);
     },
+    async runJob(service, _runId, command, line, signal) {
+      await line(`${SIMULATED_PREFIX}Running the ${command} command of ${service.name} (nothing is executed)`);
+      await step(signal);
+      const fails = failureMarker(service) === 'deploy';
+      await line(`${SIMULATED_PREFIX}${fails ? 'Exited with code 1 (fail-deploy marker)' : 'Exited with code 0'}`);
+      return { exitCode: fails ? 1 : 0, attempts: 1, reason: fails ? 'exited with code 1' : null };
+    },
     async status(): Promise<RuntimeStatus> {
       return { state: 'UNKNOWN' };
     },

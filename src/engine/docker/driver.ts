@@ -52,7 +52,9 @@ export function imageToRun(service: DriverService, plan: RuntimePlan): string {
 
 const lineLogger = (log: LogSink, kind: 'BUILD' | 'DEPLOY' | 'RUNTIME') => (text: string) => log(kind, text);
 
-export function createDockerDriver(options: DockerDriverOptions): EngineDriver & { docker: Docker; runJob: typeof runJob } {
+export type DockerDriver = EngineDriver & { name: 'docker'; docker: Docker; ingress: IngressLike | null; runJob: (service: DriverService, runId: string, command: 'cron' | 'start' | 'stop' | 'delete', line: (text: string) => Promise<void>, signal: AbortSignal) => ReturnType<typeof runJobToCompletion> };
+
+export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
   const { docker } = options;
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const drainMs = options.drainMs ?? 1500;
@@ -88,6 +90,7 @@ export function createDockerDriver(options: DockerDriverOptions): EngineDriver &
     name: 'docker' as const,
     real: true,
     docker,
+    ingress: options.ingress,
     runJob,
     needsBuild(service: DriverService) {
       return service.plan?.source?.kind === 'git';
@@ -157,7 +160,13 @@ export function createDockerDriver(options: DockerDriverOptions): EngineDriver &
       }, log, signal);
       await log('DEPLOY', `${service.name} is running`);
     },
-    async stop(service: DriverService, log: LogSink) {
+    async stop(service: DriverService, log: LogSink, signal: AbortSignal) {
+      const job = service.plan?.job;
+      if (job?.jobType === 'LIFECYCLE' && job.onStop) {
+        const outcome = await runJob(service, service.deploymentId ?? 'stop', 'stop', lineLogger(log, 'RUNTIME'), signal);
+        if (outcome.exitCode !== 0) throw new EngineFailure('stop', `The job's on_stop run ${outcome.reason} after ${outcome.attempts} attempt(s)`);
+        await log('DEPLOY', `Job on_stop finished with exit code 0 after ${outcome.attempts} attempt(s)`);
+      }
       const replicas = (await listReplicas(docker, service.id)).filter((c) => c.State === 'running' || c.State === 'restarting');
       for (const route of new Set(replicas.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
       await log('DEPLOY', `Stopping ${replicas.length} replica(s) (data and configuration kept)`);
@@ -189,7 +198,12 @@ export function createDockerDriver(options: DockerDriverOptions): EngineDriver &
       await switchIngress(options, routes, running.map((c) => ({ hostPorts: publishedPorts(c) })), log);
       await log('DEPLOY', `${service.name} restarted`);
     },
-    async uninstall(service: DriverService, log: LogSink, _signal: AbortSignal, opts: { purge?: boolean } = {}) {
+    async uninstall(service: DriverService, log: LogSink, signal: AbortSignal, opts: { purge?: boolean } = {}) {
+      const job = service.plan?.job;
+      if (job?.jobType === 'LIFECYCLE' && job.onDelete) {
+        const outcome = await runJob(service, service.deploymentId ?? 'delete', 'delete', lineLogger(log, 'RUNTIME'), signal);
+        await log('DEPLOY', `Job on_delete ${outcome.exitCode === 0 ? 'finished with exit code 0' : outcome.reason}`);
+      }
       const all = await docker.listContainers({ all: true, filters: labelFilter({ 'berth.service_id': service.id }) });
       for (const route of new Set(all.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
       await stopAndRemove(docker, all.map((c) => c.Id), 5);
