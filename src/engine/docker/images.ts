@@ -116,7 +116,7 @@ export async function ensureImage(docker: Docker, ref: string, auth: RegistryAut
   await log(`Pulling ${ref}${auth ? ` as ${auth.username}` : ''}`);
   let stream: NodeJS.ReadableStream;
   try {
-    stream = await docker.createImage(auth ?? undefined as never, { ...pullParams(ref), abortSignal: signal } as never) as NodeJS.ReadableStream;
+    stream = await docker.createImage(auth ?? undefined as never, { ...pullParams(ref), abortSignal: signal } as never) as unknown as NodeJS.ReadableStream;
   } catch (err) {
     signal.throwIfAborted();
     throw new EngineFailure('deploy', daemonMessage(err));
