@@ -18,10 +18,10 @@ const LOCAL_REFUSED = 'local git repositories (paths and file:// URLs) are not a
 /** null when berth may clone this URL, else the reason it may not (shown to the user) */
 export function checkGitUrl(url: string, allowLocal: boolean): string | null {
   if (!url.trim()) return 'git URL is empty';
-  if (/[\s\x00-\x1f\x7f]/.test(url)) return 'git URL must not contain spaces or control characters';
-  if (url.startsWith('-')) return 'git URL must not start with "-"';
   const helper = /^([A-Za-z0-9+.-]+)::/.exec(url);
   if (helper) return `git transport "${helper[1]}::" is not allowed (allowed: ${NETWORK_SCHEMES.slice(0, 4).join(', ')})`;
+  if (url.startsWith('-')) return 'git URL must not start with "-"';
+  if (/[\s\x00-\x1f\x7f]/.test(url)) return 'git URL must not contain spaces or control characters';
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
   if (scheme) {
     const name = scheme[1]!.toLowerCase();
