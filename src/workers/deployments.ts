@@ -64,7 +64,7 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
         await settle(tx, deps, d, 'CANCELED', 'Canceled before it started');
         return null;
       }
-      const first = stepsOf(d.action, driver.needsBuild(await withPlan(ctx, driverService(svc, d, simulateFailure))))[0]!;
+      const first = stepsOf(d.action, driver.needsBuild(driverService(svc, d, simulateFailure)))[0]!;
       await repo.setEngine(tx, d.id, driver.name);
       await start(tx, deps, d, runningStatus(first));
     }

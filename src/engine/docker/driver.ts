@@ -93,7 +93,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     ingress: options.ingress,
     runJob,
     needsBuild(service: DriverService) {
-      return service.plan?.source?.kind === 'git';
+      if (service.plan) return service.plan.source?.kind === 'git';
+      const source = service.spec.source as { docker?: unknown } | undefined;
+      return service.type === 'APPLICATION' || (service.type === 'JOB' && !!source?.docker);
     },
     async build(service: DriverService, log: LogSink, signal: AbortSignal): Promise<BuildResult> {
       const plan = planOf(service);
