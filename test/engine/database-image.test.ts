@@ -37,7 +37,7 @@ describe('postgres test image', { skip: env ? false : NO_DOCKER }, () => {
     });
     await container.start();
     port = Number((await container.inspect()).NetworkSettings.Ports['5432/tcp']![0]!.HostPort);
-  });
+  }, { timeout: 15 * 60_000 }); // a cold cache runs debootstrap (about 4 minutes on 2 cores)
   after(async () => {
     await container?.remove({ force: true, v: true });
   });
