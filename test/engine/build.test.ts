@@ -10,6 +10,7 @@ import type Docker from 'dockerode';
 import { EngineFailure } from '../../src/engine/engine.ts';
 import { buildImage, type BuildRequest } from '../../src/engine/docker/build.ts';
 import { busyboxImage, NO_DOCKER, removeImage, TEST_LABEL, testDocker } from '../support/docker.ts';
+import { eventually } from '../support/harness.ts';
 
 const env = await testDocker();
 const never = new AbortController().signal;
@@ -116,10 +117,15 @@ describe('image builds', { skip: env ? false : NO_DOCKER }, () => {
     const dir = await context({ Dockerfile: `FROM ${base}\nRUN echo sleeping && sleep 30\n` });
     const controller = new AbortController();
     const started = Date.now();
+    let stepContainer = '';
     const building = buildImage(docker, request(dir), async (l) => {
+      stepContainer = /Running in ([0-9a-f]+)/.exec(l)?.[1] ?? stepContainer;
       if (l === 'sleeping') controller.abort(new Error('deployment cancelled'));
     }, controller.signal);
     await assert.rejects(building, /deployment cancelled/);
     assert.ok(Date.now() - started < 15_000, `aborted after ${Date.now() - started} ms`);
+    assert.ok(stepContainer, 'the RUN step reported its container');
+    // the builder stops and removes the step's container once its client is gone
+    await eventually(() => docker.getContainer(stepContainer).inspect().then(() => false, (e: { statusCode?: number }) => e.statusCode === 404), 20_000, 250);
   });
 });
