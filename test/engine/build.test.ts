@@ -82,6 +82,16 @@ describe('image builds', { skip: env ? false : NO_DOCKER }, () => {
     assert.ok(lines.includes('context-ok'), lines.join('\n'));
   });
 
+  test('a target builds one stage of a multi-stage Dockerfile', async () => {
+    const dir = await context({
+      Dockerfile: `FROM ${base} AS tools\nRUN echo in-tools-stage\nFROM tools AS final\nRUN echo in-final-stage\n`,
+    });
+    const lines: string[] = [];
+    await buildImage(docker, request(dir, { target: 'tools' }), async (l) => { lines.push(l); }, never);
+    assert.ok(lines.includes('in-tools-stage'), lines.join('\n'));
+    assert.ok(!lines.includes('in-final-stage'), 'the later stage is not built');
+  });
+
   test('each build step runs under the memory limit', async () => {
     const dir = await context({
       Dockerfile: `FROM ${base}\nRUN echo "limit=$(cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || cat /sys/fs/cgroup/memory.max)"\n`,

@@ -20,6 +20,8 @@ export interface BuildRequest {
   tag: string;
   buildArgs: Record<string, string>;
   labels: Record<string, string>;
+  /** the stage of a multi-stage Dockerfile to build (default: the last) */
+  target?: string;
   /** memory limit of each build step's container in bytes (default 2 GiB) */
   memoryBytes?: number;
 }
@@ -78,6 +80,7 @@ export async function buildImage(docker: Docker, req: BuildRequest, log: (line: 
   try {
     stream = await docker.buildImage(await contextTar(req.contextDir, dockerfile) as never, {
       t: req.tag, dockerfile, buildargs: req.buildArgs, labels: req.labels,
+      ...(req.target ? { target: req.target } : {}),
       rm: true, forcerm: true, memory, memswap: memory, abortSignal: signal,
     } as Docker.ImageBuildOptions);
   } catch (err) {
