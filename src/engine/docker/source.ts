@@ -133,7 +133,10 @@ export async function cloneRepository(source: GitSource, opts: { allowLocal: boo
   let logged: Promise<void> = Promise.resolve();
   const onLine = (line: string) => { logged = logged.then(() => log(redactUrls(line))).catch(() => {}); };
   const git = async (args: string[], quiet = false) => {
-    const run = await runTool('git', args, { cwd: repoDir, env, signal, onLine: quiet ? () => {} : onLine, captureStdout: quiet });
+    const run = await runTool('git', args, { cwd: repoDir, env, signal, onLine: quiet ? () => {} : onLine, captureStdout: quiet }).catch((err: Error) => {
+      if (signal.aborted) throw err;
+      throw new EngineFailure('build', `could not run git on this host: ${err.message}`);
+    });
     await logged;
     return run;
   };
