@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,7 +84,7 @@ describe('cloning over dumb HTTP', () => {
     const c = await clone(source(repo.url));
     assert.equal(c.commit, headCommit);
     assert.equal(await readFile(join(c.dir, 'web/index.html'), 'utf8'), 'v2\n');
-    assert.ok(c.lines[0]!.startsWith(`Cloning ${repo.url}`), c.lines.join('\n'));
+    assert.equal(c.contextDir, c.dir, 'without a root path the context is the repository root');
     assert.ok(c.lines.some((l) => l.includes('FETCH_HEAD')), `git's own lines are in the log: ${c.lines.join('\n')}`);
     assert.equal(c.lines.at(-1), `Checked out ${headCommit}`);
   });
@@ -92,8 +92,8 @@ describe('cloning over dumb HTTP', () => {
   test('a branch, with the build context at its root path', async () => {
     const c = await clone(source(repo.url, { branch: 'feature', rootPath: '/web' }));
     assert.equal(c.commit, featureCommit);
-    assert.equal(c.dir, join(c.repoDir, 'web'));
-    assert.equal(await readFile(join(c.dir, 'index.html'), 'utf8'), 'feature\n');
+    assert.equal(c.contextDir, join(c.dir, 'web'));
+    assert.equal(await readFile(join(c.contextDir, 'index.html'), 'utf8'), 'feature\n');
   });
 
   test('a commit (full or abbreviated) that is no longer a branch head', async () => {
@@ -115,6 +115,7 @@ describe('cloning over dumb HTTP', () => {
   test('a root path that is missing or leaves the repository', async () => {
     assert.match((await cloneFailure(source(repo.url, { rootPath: 'nowhere' }))).message, /does not exist/);
     assert.match((await cloneFailure(source(repo.url, { rootPath: '../..' }))).message, /leaves the repository/);
+    assert.match((await cloneFailure(source(repo.url, { rootPath: '/../..' }))).message, /leaves the repository/);
   });
 
   test('refused transports never reach git', async () => {
@@ -132,6 +133,7 @@ describe('local repositories', () => {
     const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
     await run('git', ['init', '-q', '-b', 'main', join(dir, 'app')], { env });
     await writeFile(join(dir, 'app', 'f.txt'), 'local\n');
+    await symlink('/etc', join(dir, 'app', 'escape'));
     await run('git', ['-C', join(dir, 'app'), 'add', '.'], { env });
     await run('git', ['-C', join(dir, 'app'), 'commit', '-q', '-m', 'c'], { env });
     commit = (await run('git', ['-C', join(dir, 'app'), 'rev-parse', 'HEAD'])).stdout.trim();
@@ -146,6 +148,10 @@ describe('local repositories', () => {
       assert.equal(c.commit, commit);
       assert.equal(await readFile(join(c.dir, 'f.txt'), 'utf8'), 'local\n');
     }
+  });
+
+  test('a root path through a committed symlink that leaves the checkout is refused', async () => {
+    assert.match((await cloneFailure(source(join(dir, 'app'), { rootPath: '/escape' }), true)).message, /leaves the repository/);
   });
 });
 

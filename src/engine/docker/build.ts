@@ -20,6 +20,8 @@ export interface BuildRequest {
   tag: string;
   buildArgs: Record<string, string>;
   labels: Record<string, string>;
+  /** the stage of a multi-stage Dockerfile to build (default: the last) */
+  target?: string;
   /** memory limit of each build step's container in bytes (default 2 GiB) */
   memoryBytes?: number;
 }
@@ -27,7 +29,7 @@ export interface BuildRequest {
 export const DEFAULT_BUILD_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
 
 /** the Dockerfile path relative to the context, refused when it leaves the context */
-function dockerfileIn(contextDir: string, dockerfilePath: string | null): string {
+function dockerfileIn(dockerfilePath: string | null): string {
   const path = normalize((dockerfilePath ?? '').trim().replace(/^\/+/, '') || 'Dockerfile');
   if (isAbsolute(path) || path === '..' || path.startsWith(`..${sep}`) || path === '.') {
     throw new EngineFailure('build', `Dockerfile path "${dockerfilePath}" is not inside the build context`);
@@ -68,7 +70,7 @@ export function daemonMessage(err: unknown): string {
  * with the signal's reason.
  */
 export async function buildImage(docker: Docker, req: BuildRequest, log: (line: string) => Promise<void>, signal: AbortSignal): Promise<{ imageId: string }> {
-  const dockerfile = dockerfileIn(req.contextDir, req.dockerfilePath);
+  const dockerfile = dockerfileIn(req.dockerfilePath);
   if (!(await stat(req.contextDir).then((s) => s.isDirectory(), () => false))) {
     throw new EngineFailure('build', `build context ${req.contextDir} is not a directory`);
   }
@@ -78,6 +80,7 @@ export async function buildImage(docker: Docker, req: BuildRequest, log: (line: 
   try {
     stream = await docker.buildImage(await contextTar(req.contextDir, dockerfile) as never, {
       t: req.tag, dockerfile, buildargs: req.buildArgs, labels: req.labels,
+      ...(req.target ? { target: req.target } : {}),
       rm: true, forcerm: true, memory, memswap: memory, abortSignal: signal,
     } as Docker.ImageBuildOptions);
   } catch (err) {

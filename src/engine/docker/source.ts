@@ -102,7 +102,7 @@ function checkRefs(source: GitSource): void {
 }
 
 /** the build context inside the checkout: the repository root or its root path, never outside it */
-async function contextDir(repoDir: string, rootPath: string | null): Promise<string> {
+async function resolveContextDir(repoDir: string, rootPath: string | null): Promise<string> {
   const relative = normalize((rootPath ?? '').replace(/^\/+/, '') || '.');
   if (isAbsolute(relative) || relative === '..' || relative.startsWith(`..${sep}`)) throw new EngineFailure('build', `root path "${rootPath}" leaves the repository`);
   const root = await realpath(repoDir);
@@ -115,11 +115,13 @@ async function contextDir(repoDir: string, rootPath: string | null): Promise<str
 
 /**
  * Clones `source` into `opts.workDir/repo` and checks out its commit (or its branch's head, or
- * the remote's default branch). Returns the build context directory (the checkout, or its
- * `rootPath`) and the full SHA checked out. Failures throw EngineFailure('build', <git's words>).
+ * the remote's default branch). Returns the checkout (`dir`, the repository root), the build
+ * context inside it (`contextDir`: `rootPath` resolved and checked to stay inside the checkout,
+ * symlinks included) and the full SHA checked out. Git's own lines go to `log` (the caller logs
+ * what it clones). Failures throw EngineFailure('build', <git's words>).
  */
 export async function cloneRepository(source: GitSource, opts: { allowLocal: boolean; workDir: string },
-  log: (line: string) => Promise<void>, signal: AbortSignal): Promise<{ dir: string; commit: string; repoDir: string }> {
+  log: (line: string) => Promise<void>, signal: AbortSignal): Promise<{ dir: string; commit: string; contextDir: string }> {
   const refused = checkGitUrl(source.url, opts.allowLocal);
   if (refused) throw new EngineFailure('build', refused);
   checkRefs(source);
@@ -131,7 +133,10 @@ export async function cloneRepository(source: GitSource, opts: { allowLocal: boo
   let logged: Promise<void> = Promise.resolve();
   const onLine = (line: string) => { logged = logged.then(() => log(redactUrls(line))).catch(() => {}); };
   const git = async (args: string[], quiet = false) => {
-    const run = await runTool('git', args, { cwd: repoDir, env, signal, onLine: quiet ? () => {} : onLine, captureStdout: quiet });
+    const run = await runTool('git', args, { cwd: repoDir, env, signal, onLine: quiet ? () => {} : onLine, captureStdout: quiet }).catch((err: Error) => {
+      if (signal.aborted) throw err;
+      throw new EngineFailure('build', `could not run git on this host: ${err.message}`);
+    });
     await logged;
     return run;
   };
@@ -141,7 +146,6 @@ export async function cloneRepository(source: GitSource, opts: { allowLocal: boo
     return run;
   };
 
-  await log(`Cloning ${redactUrls(source.url)}${source.branch ? ` (branch ${source.branch})` : ''}${source.commit ? ` at ${source.commit}` : ''}`);
   await must(['init', '-q', '.'], 'init');
   await must(['remote', 'add', 'origin', '--', source.url], 'remote add');
   const fetch = (depth: boolean, refspecs: string[]) => git(['fetch', '--progress', '--no-tags', ...(depth ? ['--depth', '1'] : []), '--end-of-options', 'origin', ...refspecs]);
@@ -173,5 +177,5 @@ export async function cloneRepository(source: GitSource, opts: { allowLocal: boo
   }
   await must(['checkout', '-q', '--detach', commit], 'checkout');
   await log(`Checked out ${commit}`);
-  return { dir: await contextDir(repoDir, source.rootPath), commit, repoDir };
+  return { dir: repoDir, commit, contextDir: await resolveContextDir(repoDir, source.rootPath) };
 }
