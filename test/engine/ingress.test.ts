@@ -172,6 +172,33 @@ describe('ingress: Caddy through its admin API', { skip }, () => {
     ingress = fresh;
   });
 
+  test('concurrent upserts are applied one at a time: one route per id, the last call wins', async () => {
+    const replicas = await Promise.all([1, 2, 3, 4, 5].map((n) => upstream(`c${n}`)));
+    const host = 'busy-0a1b2c3d.localhost';
+    await Promise.all([
+      ...replicas.map((r) => ingress.upsert({ id: 'svc-busy', hosts: [host], upstreams: [r.dial] })),
+      ...replicas.map((r, n) => ingress.upsert({ id: `svc-busy-${n}`, hosts: [`busy${n}-0a1b2c3d.localhost`], upstreams: [r.dial] })),
+    ]);
+    const routes = await ingress.list();
+    assert.deepEqual(routes.filter((r) => r.id === 'svc-busy'), [{ id: 'svc-busy', hosts: [host], upstreams: [replicas[4]!.dial] }]);
+    assert.equal(routes.filter((r) => r.id.startsWith('svc-busy-')).length, 5);
+    assert.deepEqual(await get(ingress.address, host), { status: 200, body: 'c5' });
+    assert.deepEqual(await get(ingress.address, 'busy2-0a1b2c3d.localhost'), { status: 200, body: 'c3' });
+  });
+
+  test('adopting with another INGRESS_PORT moves the listener and keeps the routes', async () => {
+    const a = await upstream('moved');
+    const host = 'moved-0a1b2c3d.localhost';
+    await ingress.upsert({ id: 'svc-moved', hosts: [host], upstreams: [a.dial] });
+    const moved = { ...opts, port: await freePort() };
+    const adopted = createCaddyIngress(moved);
+    await adopted.ensure();
+    assert.deepEqual(await get(adopted.address, host), { status: 200, body: 'moved' });
+    await assert.rejects(get(ingress.address, host));
+    opts = moved;
+    ingress = adopted;
+  });
+
   test('an admin port held by something else than berth\'s Caddy is one clear error naming INGRESS_ADMIN_PORT', async () => {
     const squatter = http.createServer((_q, s) => s.end('hello'));
     await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));

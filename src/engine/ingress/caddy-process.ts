@@ -117,7 +117,8 @@ export async function startCaddy(opts: StartOptions): Promise<number> {
   const child = spawn(opts.caddyBin, ['run', '--config', paths.configFile, '--resume'], {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, XDG_CONFIG_HOME: paths.xdgConfig, XDG_DATA_HOME: paths.xdgData, HOME: paths.dir },
+    // berth's own environment (database URL, master key) is none of the proxy's business
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_CONFIG_HOME: paths.xdgConfig, XDG_DATA_HOME: paths.xdgData, HOME: paths.dir },
   });
   closeSync(log);
   let exited: number | null | undefined;
