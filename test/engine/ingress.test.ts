@@ -4,6 +4,7 @@
 // berth restart), Caddy's own restart keeping the routes, and the port conflicts' errors.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -226,5 +227,15 @@ describe('ingress: Caddy through its admin API', { skip }, () => {
       taken.close();
       rmSync(other, { recursive: true, force: true });
     }
+  });
+
+  test('berth ingress status lists the live routes; berth ingress stop stops the proxy', async () => {
+    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, INGRESS_PORT: String(opts.port), INGRESS_ADMIN_PORT: String(opts.adminPort) };
+    const berth = (...args: string[]) => execFileSync(process.execPath, [join(import.meta.dirname, '../../src/cli/main.ts'), ...args], { env, encoding: 'utf8' });
+    assert.match(berth('ingress', 'status'), /ingress: running \(pid \d+\), \d+ route\(s\)[^]*svc-switch: switch-0a1b2c3d\.localhost -> 127\.0\.0\.1:\d+/);
+    assert.match(berth('ingress', 'stop'), /stopped Caddy/);
+    await assert.rejects(get(ingress.address, 'switch-0a1b2c3d.localhost'));
+    assert.match(berth('ingress', 'status'), /ingress: not running/);
+    assert.match(berth('ingress', 'stop'), /no Caddy started from/);
   });
 });

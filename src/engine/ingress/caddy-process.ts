@@ -160,8 +160,13 @@ export function runningPid(dataDir: string): number | null {
   return pid;
 }
 
+/** running, and not an exited process its parent has not reaped yet (a zombie serves nothing) */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch { return true; }
 }
 
 /** stop the Caddy this data dir started: gracefully through its admin API, then by signal */
