@@ -200,6 +200,22 @@ describe('ingress: Caddy through its admin API', { skip }, () => {
     ingress = adopted;
   });
 
+  test('berth processes starting together end up with one Caddy, all of them serving its routes', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'berth-ingress-'));
+    const shared = { ...opts, dataDir: other, port: await freePort(), adminPort: await freePort() };
+    try {
+      const starters = [1, 2, 3].map(() => createCaddyIngress(shared));
+      await Promise.all(starters.map((s) => s.ensure()));
+      const a = await upstream('together');
+      await starters[0]!.upsert({ id: 'svc-together', hosts: ['together-0a1b2c3d.localhost'], upstreams: [a.dial] });
+      for (const s of starters) assert.deepEqual((await s.list()).map((r) => r.id), ['svc-together']);
+      assert.deepEqual(await get(starters[2]!.address, 'together-0a1b2c3d.localhost'), { status: 200, body: 'together' });
+    } finally {
+      await stopCaddy(shared);
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   test('an admin port held by something else than berth\'s Caddy is one clear error naming INGRESS_ADMIN_PORT', async () => {
     const squatter = http.createServer((_q, s) => s.end('hello'));
     await new Promise<void>((r) => squatter.listen(0, '127.0.0.1', r));

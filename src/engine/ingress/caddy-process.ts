@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import lockfile from 'proper-lockfile';
 import { delimiter, join } from 'node:path';
 import { berthServer, baseConfig, isBerthRoute } from './caddy-config.ts';
 
@@ -59,6 +60,16 @@ export async function admin(adminPort: number, method: string, path: string, bod
     throw new AdminError(res.status, `ingress: Caddy admin ${method} ${path} answered ${res.status}: ${detail.slice(0, 300)}`);
   }
   return text.trim() === '' ? null : JSON.parse(text);
+}
+
+/** the start lock of a data dir's ingress (held while probing and starting Caddy); resolves to its release */
+export async function lockStart(dataDir: string): Promise<() => Promise<void>> {
+  const { dir } = ingressPaths(dataDir);
+  mkdirSync(dir, { recursive: true });
+  return lockfile.lock(dir, {
+    lockfilePath: join(dir, 'start.lock'), realpath: false, stale: 20_000,
+    retries: { retries: 200, minTimeout: 50, maxTimeout: 200 },
+  });
 }
 
 export type Probe = { state: 'free' } | { state: 'berth'; config: unknown } | { state: 'foreign'; detail: string };
