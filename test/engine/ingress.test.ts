@@ -31,6 +31,14 @@ function get(address: string, host: string): Promise<{ status: number; body: str
   });
 }
 
+async function eventuallyRejects(fn: () => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    try { await fn(); } catch { return; }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail('still answering');
+}
+
 function count(bodies: string[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const b of bodies) out[b] = (out[b] ?? 0) + 1;
@@ -171,6 +179,18 @@ describe('ingress: Caddy through its admin API', { skip }, () => {
     assert.deepEqual(await get(fresh.address, host), { status: 200, body: 'durable' });
     assert.equal((await get(fresh.address, 'nobody.localhost')).status, 404);
     ingress = fresh;
+  });
+
+  test('a Caddy killed outside berth is started again, with its saved routes, by the next call', async () => {
+    const a = await upstream('phoenix');
+    const host = 'phoenix-0a1b2c3d.localhost';
+    await ingress.upsert({ id: 'svc-phoenix', hosts: [host], upstreams: [a.dial] });
+    const pid = Number(readFileSync(join(dataDir, 'ingress', 'caddy.pid'), 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    await eventuallyRejects(() => get(ingress.address, host));
+    assert.equal((await ingress.list()).some((r) => r.id === 'svc-phoenix'), true);
+    assert.notEqual(Number(readFileSync(join(dataDir, 'ingress', 'caddy.pid'), 'utf8')), pid);
+    assert.deepEqual(await get(ingress.address, host), { status: 200, body: 'phoenix' });
   });
 
   test('concurrent upserts are applied one at a time: one route per id, the last call wins', async () => {

@@ -47,12 +47,19 @@ export class AdminError extends Error {
 /** one call to Caddy's admin API (loopback, with the Origin its origin check wants) */
 export async function admin(adminPort: number, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<unknown> {
   const base = `http://127.0.0.1:${adminPort}`;
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Origin: base, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Origin: base, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause ?? err;
+    const why = (cause as { code?: string }).code ?? (err as Error).message;
+    throw new Error(`ingress: Caddy's admin API at ${base} does not answer (${why})`, { cause });
+  }
   const text = await res.text();
   if (!res.ok) {
     let detail = text.trim();
@@ -72,6 +79,10 @@ export async function lockStart(dataDir: string): Promise<() => Promise<void>> {
   });
 }
 
+export function refused(err: unknown): boolean {
+  return (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
+}
+
 export type Probe = { state: 'free' } | { state: 'berth'; config: unknown } | { state: 'foreign'; detail: string };
 
 /** who answers on the admin port: nobody, berth's Caddy (its config carries the berth server), or something else */
@@ -80,8 +91,8 @@ export async function probeAdmin(adminPort: number): Promise<Probe> {
     const config = await admin(adminPort, 'GET', '/config/', undefined, 3000);
     return berthServer(config) ? { state: 'berth', config } : { state: 'foreign', detail: 'a Caddy without berth\'s server' };
   } catch (err) {
+    if (refused(err)) return { state: 'free' };
     const code = (err as { cause?: { code?: string } }).cause?.code;
-    if (code === 'ECONNREFUSED') return { state: 'free' };
     if (err instanceof AdminError) return { state: 'foreign', detail: `a server answering ${err.status}` };
     return { state: 'foreign', detail: `a process that does not speak Caddy's admin API (${code ?? (err as Error).message})` };
   }

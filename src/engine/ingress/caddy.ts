@@ -7,7 +7,7 @@ import {
   FAIL_DURATION, FALLBACK_ID, SERVER_ID, TRY_DURATION, IngressInputError,
   berthServer, caddyId, checkRoute, checkRouteId, fallbackJson, listenAddress, readRoutes, routeJson, upstreamsJson,
 } from './caddy-config.ts';
-import { AdminError, admin, findCaddy, lockStart, portFree, probeAdmin, runningPid, startCaddy, stopCaddy } from './caddy-process.ts';
+import { AdminError, admin, findCaddy, lockStart, portFree, probeAdmin, refused, runningPid, startCaddy, stopCaddy } from './caddy-process.ts';
 
 export { findCaddy, stopCaddy, IngressInputError };
 
@@ -154,12 +154,24 @@ export function createCaddyIngress(opts: CaddyOptions): Ingress {
     }
   }
 
+  /** a proxy that went away (killed, machine rebooted) is started again with its saved routes, once */
+  async function healing<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!refused(err)) throw err;
+      logger.warn({ adminPort }, 'ingress: Caddy was not running; starting it again with its saved routes');
+      await ensure();
+      return work();
+    }
+  }
+
   const ingress: Ingress = {
     address: proxyAddress(opts.host, opts.port),
     ensure: () => serial(ensure),
-    upsert: (route) => serial(() => upsert(route)),
-    remove: (id) => serial(() => remove(id)),
-    list: () => serial(async () => readRoutes(await liveRoutes())),
+    upsert: (route) => serial(() => healing(() => upsert(route))),
+    remove: (id) => serial(() => healing(() => remove(id))),
+    list: () => serial(() => healing(async () => readRoutes(await liveRoutes()))),
   };
   return ingress;
 }
