@@ -25,7 +25,7 @@ export function freePort(): Promise<number> {
 
 function launch(args: string[], env: Record<string, string>, port: number): Child {
   const startedAt = performance.now();
-  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ENGINE: 'simulated', ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const keep = (chunk: Buffer) => { out = (out + chunk.toString()).slice(-8000); };
   proc.stdout!.on('data', keep);

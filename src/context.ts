@@ -3,6 +3,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import type { Db } from './db/db.ts';
+import type { EngineDriver } from './engine/engine.ts';
+import { createSimulatedDriver } from './engine/simulated.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import type { Sealer } from './lib/crypto.ts';
 import type { TaskQueue } from './queue/queue.ts';
@@ -17,6 +19,8 @@ export interface AppContext {
   readonly rateLimiter: RateLimiter;
   /** null until the queue is started (the API can run without workers in this process) */
   readonly queue: TaskQueue;
+  /** the deployment engine driver (selected at start; tests default to the simulated one) */
+  readonly engine: EngineDriver;
   readonly services: Services;
 }
 
@@ -28,8 +32,10 @@ export interface ContextParts {
   sealer: Sealer;
   rateLimiter: RateLimiter;
   queue: TaskQueue;
+  engine?: EngineDriver;
 }
 
 export function createContext(parts: ContextParts): AppContext {
-  return { ...parts, services: createServices(parts) };
+  const engine = parts.engine ?? createSimulatedDriver();
+  return { ...parts, engine, services: createServices({ ...parts, engine }) };
 }

@@ -16,6 +16,7 @@ import { createRateLimiter } from './http/rate-limit.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { startQueue } from './queue/queue.ts';
+import { selectEngine } from './engine/select.ts';
 import { startWorkers } from './workers/runner.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -63,6 +64,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const role = options.role ?? 'all';
   const logger = options.logger ?? createLogger(config);
+  // first, so a missing Docker daemon (ENGINE=docker) fails before anything is opened; the API
+  // role reads statuses and links only, processes running workers also adopt or start the ingress
+  const engine = await selectEngine(config, logger, { startIngress: role !== 'api' });
+  logger.info({ engine: engine.driver.name }, `engine: ${engine.description}`);
   let lock: DataDirLock | undefined;
   let db = options.db;
   if (!db) {
@@ -80,7 +85,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const rateLimiter = await createRateLimiter({ limit: config.rateLimitPerHour, redisUrl: config.redisUrl, logger });
   const runsWorkers = role !== 'api';
   const queue = await startQueue(db, { workers: runsWorkers, pollingIntervalSeconds: options.pollingIntervalSeconds });
-  const ctx = createContext({ version: VERSION, config, db, logger, sealer, rateLimiter, queue });
+  const ctx = createContext({ version: VERSION, config, db, logger, sealer, rateLimiter, queue, engine: engine.driver });
   try {
     await bootstrap(ctx);
   } catch (err) {
@@ -94,7 +99,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (options.listen !== false) await app.listen({ port: config.port, host: config.host });
     else await app.ready();
   }
-  if (runsWorkers) await startWorkers(ctx);
+  const workers = runsWorkers ? await startWorkers(ctx) : null;
 
   let stopping: Promise<void> | undefined;
   return {
@@ -107,8 +112,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
           await new Promise((r) => setTimeout(r, config.shutdownDrainMs));
         }
         await app?.close();
+        await workers?.stop().catch((err) => logger.warn({ err }, 'workers stop failed'));
         await queue.stop({ timeoutMs: 10_000 }).catch((err) => logger.warn({ err }, 'queue stop failed'));
         await rateLimiter.close();
+        await ctx.engine.close?.().catch((err) => logger.warn({ err }, 'engine close failed'));
         if (!options.db) await db!.close();
         lock?.release();
       })();

@@ -22,6 +22,7 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createWorkflowRunsService, type WorkflowRunsService } from './modules/workflows/runs.service.ts';
 import { createServicesService, type ServicesService } from './modules/services/services.service.ts';
 import { createServiceGroupsService, type ServiceGroupsService } from './modules/services/groups/groups.service.ts';
+import { createJobRunsService, type JobRunsService } from './modules/job-runs/job-runs.service.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -44,6 +45,7 @@ export interface Services {
   workflowRuns: WorkflowRunsService;
   services: ServicesService;
   serviceGroups: ServiceGroupsService;
+  jobRuns: JobRunsService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -56,7 +58,7 @@ export function createServices(parts: ContextParts): Services {
   const scope = createScopeService({ db, organizations });
   // hooks (clone, environment removal) receive the whole context; it exists once this returns
   let all: Services | undefined;
-  const appContext = (): AppContext => ({ ...parts, services: all! });
+  const appContext = (): AppContext => ({ ...parts, engine: parts.engine!, services: all! });
   const clusters = createClustersService({ db, organizations });
   const registries = createRegistriesService({ db, organizations, sealer: parts.sealer });
   const projects = createProjectsService({ db, organizations, appContext });
@@ -71,6 +73,7 @@ export function createServices(parts: ContextParts): Services {
   const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments });
   const services = createServicesService({ db, sealer: parts.sealer, scope });
   const serviceGroups = createServiceGroupsService({ db, organizations });
-  all = { services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
+  const jobRuns = createJobRunsService({ db, scope });
+  all = { jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
   return all;
 }

@@ -127,6 +127,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (bootstrapToken !== undefined && bootstrapToken.length < 32) {
     throw new ConfigError('BOOTSTRAP_TOKEN must be at least 32 characters');
   }
+  if (env.ENGINE === 'kubernetes') {
+    throw new ConfigError('ENGINE=kubernetes is not available yet: use ENGINE=docker (a Docker daemon at DOCKER_HOST), ENGINE=auto or ENGINE=simulated');
+  }
   const trustRaw = str(env, 'TRUST_PROXY', 'false');
   const trustProxy = /^(true|false)$/i.test(trustRaw) ? /^true$/i.test(trustRaw) : trustRaw;
   return Object.freeze({

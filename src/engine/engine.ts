@@ -2,8 +2,7 @@
 // status) that the deployment runner calls step by step, and the choice of driver by config.
 // Drivers never touch the database: they report log lines through a LogSink and throw
 // EngineFailure when a step fails (the runner records the outcome).
-import type { EngineKind } from '../config/config.ts';
-import { createSimulatedDriver } from './simulated.ts';
+import type { RuntimePlan } from './plan.ts';
 
 export type LogKind = 'BUILD' | 'DEPLOY' | 'RUNTIME';
 
@@ -24,10 +23,23 @@ export interface DriverService {
   imageTag: string | null;
   /** value of the service's BERTH_SIMULATE_FAILURE variable (simulated engine: build or deploy) */
   simulateFailure?: string | null;
+  projectId?: string;
+  organizationId?: string;
+  /** the deployment acting on the service: replicas it creates carry it as their generation */
+  deploymentId?: string;
+  /** what to run, resolved from the configuration (real engines need it; the simulated one ignores it) */
+  plan?: RuntimePlan;
 }
+
+export interface JobRunOutcome { exitCode: number; attempts: number; reason: string | null }
+
+/** what a build produced: the commit it built and the image it tagged */
+export interface BuildResult { gitCommitId: string | null; imageTag: string }
 
 export interface RuntimeStatus {
   state: 'RUNNING' | 'STOPPED' | 'ERROR' | 'UNKNOWN';
+  /** why, when it is not RUNNING (exit codes, restarts) */
+  detail?: string;
 }
 
 /** a step failed for a reason the user should see (BUILD_ERROR / DEPLOYMENT_ERROR) */
@@ -40,23 +52,22 @@ export class EngineFailure extends Error {
 }
 
 export interface EngineDriver {
-  readonly name: EngineKind;
+  readonly name: 'simulated' | 'docker';
+  /** whether deployments are real (false: the simulated engine, which labels everything it writes) */
+  readonly real: boolean;
   /** whether the service is built from source (a BUILDING step) */
   needsBuild(service: DriverService): boolean;
-  build(service: DriverService, log: LogSink, signal: AbortSignal): Promise<void>;
+  build(service: DriverService, log: LogSink, signal: AbortSignal): Promise<BuildResult | void>;
   /** create or update the service's objects and wait until it runs */
   apply(service: DriverService, log: LogSink, signal: AbortSignal): Promise<void>;
   stop(service: DriverService, log: LogSink, signal: AbortSignal): Promise<void>;
   restart(service: DriverService, log: LogSink, signal: AbortSignal): Promise<void>;
   /** remove the running objects; the configuration stays */
-  uninstall(service: DriverService, log: LogSink, signal: AbortSignal): Promise<void>;
+  uninstall(service: DriverService, log: LogSink, signal: AbortSignal, options?: { purge?: boolean }): Promise<void>;
   status(service: DriverService): Promise<RuntimeStatus>;
+  /** runs a job's container to completion once (a cron occurrence or a lifecycle command) */
+  runJob?(service: DriverService, runId: string, command: 'cron' | 'start' | 'stop' | 'delete', line: (text: string) => Promise<void>, signal: AbortSignal): Promise<JobRunOutcome>;
+  /** releases connections and watchers (process shutdown) */
+  close?(): Promise<void>;
 }
 
-let driver: EngineDriver | undefined;
-
-export function engineDriver(kind: EngineKind): EngineDriver {
-  if (kind === 'kubernetes') throw new Error('ENGINE=kubernetes is not available yet; use ENGINE=docker or ENGINE=simulated');
-  driver ??= createSimulatedDriver();
-  return driver;
-}

@@ -1,4 +1,4 @@
-// The `simulated` engine driver (the default): walks the real state machine with short,
+// The `simulated` engine driver (tests, Docker-less hosts): walks the real state machine with short,
 // configurable step times and writes believable build, deploy and runtime log lines. Failure
 // marker: a service whose name or spec contains `fail-build` fails its build (BUILD_ERROR), one
 // containing `fail-deploy` fails its deployment (DEPLOYMENT_ERROR); so does a variable
@@ -40,6 +40,10 @@ export function failureMarker(service: DriverService): 'build' | 'deploy' | null
   return null;
 }
 
+function labelled(sink: LogSink): LogSink {
+  return (kind, message) => sink(kind, SIMULATED_PREFIX + message);
+}
+
 function gitSource(spec: Record<string, unknown>): Record<string, unknown> | null {
   const direct = spec.git_repository;
   if (direct && typeof direct === 'object') return direct as Record<string, unknown>;
@@ -58,14 +62,19 @@ function imageOf(service: DriverService): string {
   return `registry.berth.local/${service.slug}:${service.gitCommitId?.slice(0, 12) ?? 'latest'}`;
 }
 
+/** every line the simulated engine writes says so */
+export const SIMULATED_PREFIX = '[simulated] ';
+
 export function createSimulatedDriver(): EngineDriver {
   const step = (signal: AbortSignal) => sleep(simulatedEngineSettings.stepMs, signal);
   return {
     name: 'simulated',
+    real: false,
     needsBuild(service) {
       return (service.type === 'APPLICATION' || service.type === 'JOB') && gitSource(service.spec) !== null;
     },
-    async build(service, log, signal) {
+    async build(service, sink, signal) {
+      const log = labelled(sink);
       const git = gitSource(service.spec) ?? {};
       const commit = service.gitCommitId ?? 'HEAD';
       await log('BUILD', `Cloning ${String(git.url ?? 'repository')} (branch ${String(git.branch ?? 'main')}) at ${commit}`);
@@ -82,7 +91,8 @@ export function createSimulatedDriver(): EngineDriver {
       await step(signal);
       await log('BUILD', `Pushed ${imageOf(service)}`);
     },
-    async apply(service, log, signal) {
+    async apply(service, sink, signal) {
+      const log = labelled(sink);
       await log('DEPLOY', `Applying ${service.type.toLowerCase()} ${service.name} with image ${imageOf(service)}`);
       await step(signal);
       if (failureMarker(service) === 'deploy') {
@@ -97,22 +107,32 @@ export function createSimulatedDriver(): EngineDriver {
       await log('RUNTIME', `Starting ${service.name}`);
       await log('RUNTIME', service.type === 'DATABASE' ? 'database system is ready to accept connections' : `Listening on port ${String(port)}`);
     },
-    async stop(service, log, signal) {
+    async stop(service, sink, signal) {
+      const log = labelled(sink);
       await log('DEPLOY', `Scaling ${service.name} down to 0 instances`);
       await step(signal);
       await log('RUNTIME', `Received SIGTERM, shutting down ${service.name}`);
       await log('DEPLOY', `${service.name} stopped`);
     },
-    async restart(service, log, signal) {
+    async restart(service, sink, signal) {
+      const log = labelled(sink);
       await log('DEPLOY', `Restarting the instances of ${service.name}`);
       await step(signal);
       await log('RUNTIME', `Starting ${service.name}`);
       await log('DEPLOY', `${service.name} restarted`);
     },
-    async uninstall(service, log, signal) {
+    async uninstall(service, sink, signal) {
+      const log = labelled(sink);
       await log('DEPLOY', `Removing the Kubernetes objects of ${service.name} (configuration kept)`);
       await step(signal);
       await log('DEPLOY', `${service.name} uninstalled`);
+    },
+    async runJob(service, _runId, command, line, signal) {
+      await line(`${SIMULATED_PREFIX}Running the ${command} command of ${service.name} (nothing is executed)`);
+      await step(signal);
+      const fails = failureMarker(service) === 'deploy';
+      await line(`${SIMULATED_PREFIX}${fails ? 'Exited with code 1 (fail-deploy marker)' : 'Exited with code 0'}`);
+      return { exitCode: fails ? 1 : 0, attempts: 1, reason: fails ? 'exited with code 1' : null };
     },
     async status(): Promise<RuntimeStatus> {
       return { state: 'UNKNOWN' };

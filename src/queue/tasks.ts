@@ -27,6 +27,10 @@ export const TASK_KINDS = {
   'workflows.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
   /** delete the throwaway environment copy a CLONE_ENVIRONMENT workflow run deployed in, once the run settled */
   'workflows.clone-cleanup': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+  /** every minute: turn due cron-job occurrences into runs (exactly once each) */
+  'jobs.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
+  /** run one job run (cron occurrence) to completion through the engine; a claimed run is never run twice */
+  'jobs.run': { retryLimit: 0, retryDelay: 10, retryBackoff: false, expireInSeconds: 6 * 3600 },
   /** uninstall, through the engine, the services of environments that were deleted (a snapshot in the payload) */
   'engine.uninstall': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
 } as const satisfies Record<string, TaskKindOptions>;

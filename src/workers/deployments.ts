@@ -3,7 +3,8 @@
 // turn in the environment's queue; and the sweep that resumes or fails deployments whose worker
 // went silent (kill -9). Handlers are idempotent and go through the latest context.
 import type { AppContext } from '../context.ts';
-import { EngineFailure, engineDriver, type DriverService } from '../engine/engine.ts';
+import { EngineFailure, type DriverService, type EngineDriver, type LogSink } from '../engine/engine.ts';
+import { buildRuntimePlan } from '../modules/deployments/runtime-plan.ts';
 import * as repo from '../modules/deployments/deployments.repo.ts';
 import { advance, runningControllers, settle, start, wakeQueue } from '../modules/deployments/deployments.lifecycle.ts';
 import {
@@ -22,7 +23,7 @@ export function configureDeploymentWorkers(settings: Partial<typeof deploymentWo
   Object.assign(deploymentWorkerSettings, settings);
 }
 
-type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'logger'>;
+type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'logger' | 'engine' | 'sealer' | 'services'>;
 
 let latest: Ctx | undefined;
 const started = new Set<string>();
@@ -32,6 +33,7 @@ function driverService(svc: repo.ServiceRow, d: repo.DeploymentRow, simulateFail
     simulateFailure,
     id: svc.id, type: svc.type, name: svc.name, slug: svc.slug, environmentId: svc.environment_id, spec: svc.spec ?? {},
     advancedSettings: svc.advanced_settings ?? {}, gitCommitId: d.git_commit_id, imageTag: d.image_tag,
+    projectId: svc.project_id, organizationId: svc.organization_id, deploymentId: d.id,
   };
 }
 
@@ -47,7 +49,7 @@ async function settleIfOpen(db: Ctx['db'], deps: { queue: Ctx['queue'] }, id: st
 export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<TaskContext, 'id'>): Promise<void> {
   const { db } = ctx;
   const deps = { queue: ctx.queue };
-  const driver = engineDriver(ctx.config.engine);
+  const driver = ctx.engine;
   const claimed = await db.transaction(async (tx) => {
     const d = await repo.findDeployment(tx, deploymentId);
     if (!d || d.finished) return null;
@@ -56,13 +58,14 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
     if (!await repo.claim(tx, d.id, task.id, deploymentWorkerSettings.staleSeconds)) return null;
     const svc = await repo.findService(tx, d.service_id);
     if (!svc) return null;
-    const simulateFailure = await repo.simulateFailureVariable(tx, svc);
+    const simulateFailure = driver.real ? null : await repo.simulateFailureVariable(tx, svc);
     if (d.status === 'QUEUED') {
       if (d.cancel_requested) {
         await settle(tx, deps, d, 'CANCELED', 'Canceled before it started');
         return null;
       }
-      const first = stepsOf(d.action, driver.needsBuild(driverService(svc, d, simulateFailure)))[0]!;
+      const first = stepsOf(d.action, driver.needsBuild(await withPlan(ctx, driverService(svc, d, simulateFailure))))[0]!;
+      await repo.setEngine(tx, d.id, driver.name);
       await start(tx, deps, d, runningStatus(first));
     }
     return { d: (await repo.findDeployment(tx, d.id))!, svc, simulateFailure };
@@ -70,7 +73,13 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
   if (!claimed) return;
   const { svc } = claimed;
   let d = claimed.d;
-  const target = driverService(svc, d, claimed.simulateFailure);
+  let target: DriverService;
+  try {
+    target = await withPlan(ctx, driverService(svc, d, claimed.simulateFailure));
+  } catch (err) {
+    await settleIfOpen(db, deps, d.id, errorStatus(d.action, 'APPLY'), `The service's configuration could not be read: ${(err as Error).message}`);
+    return;
+  }
   const steps = stepsOf(d.action, driver.needsBuild(target));
   const current = stepOfStatus(d.status);
   let index = current ? Math.max(0, steps.indexOf(current)) : 0;
@@ -94,7 +103,11 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
       d = fresh;
       if (d.cancel_requested) throw new Error('canceled');
       try {
-        await runStep(driver, step, target, log, controller.signal);
+        const built = await runStep(driver, step, target, log, controller.signal);
+        if (built) {
+          await repo.recordBuild(db, d.id, built.gitCommitId, built.imageTag);
+          target = { ...target, gitCommitId: built.gitCommitId ?? target.gitCommitId, imageTag: built.imageTag };
+        }
       } catch (err) {
         if (err instanceof EngineFailure) {
           await log('DEPLOY', `${errorStatus(d.action, step)}: ${err.message}`);
@@ -120,7 +133,13 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
   }
 }
 
-async function runStep(driver: ReturnType<typeof engineDriver>, step: Step, s: DriverService, log: Parameters<ReturnType<typeof engineDriver>['apply']>[1], signal: AbortSignal) {
+/** a real engine needs the runtime plan (variables with secrets opened, credentials); the simulated one does not */
+async function withPlan(ctx: Ctx, s: DriverService): Promise<DriverService> {
+  if (!ctx.engine.real || s.plan) return s;
+  return { ...s, plan: await buildRuntimePlan(ctx, s.id) };
+}
+
+async function runStep(driver: EngineDriver, step: Step, s: DriverService, log: LogSink, signal: AbortSignal) {
   switch (step) {
     case 'BUILD': return driver.build(s, log, signal);
     case 'APPLY': return driver.apply(s, log, signal);

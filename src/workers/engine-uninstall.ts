@@ -4,7 +4,7 @@ import type { AppContext } from '../context.ts';
 import type { DriverService } from '../engine/engine.ts';
 import { runEngineUninstall } from '../modules/deployments/uninstall-on-removal.ts';
 
-type Ctx = Pick<AppContext, 'queue' | 'config' | 'logger'>;
+type Ctx = Pick<AppContext, 'queue' | 'config' | 'logger' | 'engine'>;
 
 let working = false;
 let latest: Ctx | undefined;

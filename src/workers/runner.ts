@@ -6,8 +6,12 @@ import { startEngineUninstallWorker } from './engine-uninstall.ts';
 import { MAINTENANCE_CRON, runMaintenance } from './maintenance.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 import { startWorkflowScheduleWorker } from './workflow-schedule.ts';
+import { startJobRunWorkers } from './job-runs.ts';
+import { startEngineObserver } from './engine-observer.ts';
 
-export async function startWorkers(ctx: AppContext): Promise<void> {
+export interface Workers { stop(): Promise<void> }
+
+export async function startWorkers(ctx: AppContext): Promise<Workers> {
   await ctx.queue.work('maintenance.cleanup', async () => {
     await runMaintenance(ctx);
   });
@@ -16,4 +20,7 @@ export async function startWorkers(ctx: AppContext): Promise<void> {
   await startWebhookWorkers(ctx);
   await startWorkflowScheduleWorker(ctx);
   await startEngineUninstallWorker(ctx);
+  await startJobRunWorkers(ctx);
+  const observer = startEngineObserver(ctx);
+  return { stop: async () => { await observer?.stop(); } };
 }

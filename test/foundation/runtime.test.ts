@@ -27,7 +27,9 @@ describe('configuration', () => {
     assert.equal(c.publicUrl, 'http://localhost:8080');
     assert.equal(c.dataDir, './data');
     assert.equal(c.rateLimitPerHour, 1000);
-    assert.equal(c.engine, 'simulated');
+    assert.equal(c.engine, 'auto');
+    assert.equal(c.dockerHost, 'unix:///var/run/docker.sock');
+    assert.equal(c.ingressDomain, 'localhost');
     assert.equal(c.webhookAllowPrivateTargets, false);
     assert.equal(c.bootstrapOrganization, 'default');
   });
@@ -39,7 +41,8 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'postgres://localhost/x' }, 'ENCRYPTION_KEY'],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
-    [{ ENGINE: 'docker' }, 'ENGINE'],
+    [{ ENGINE: 'docker-swarm' }, 'ENGINE'],
+    [{ ENGINE: 'kubernetes' }, 'ENGINE=kubernetes is not available'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
     [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_AUDIENCE'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],

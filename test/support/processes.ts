@@ -28,7 +28,7 @@ export function freePort(): Promise<number> {
 export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>): Promise<BerthProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve', '--role', role], {
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ENGINE: 'simulated', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -212,3 +212,15 @@ export async function deploymentLogs(db: Queryable, deploymentId: string, limit:
   const total = await db.query<{ n: number }>('select count(*)::int as n from deployment_logs where deployment_id = $1', [deploymentId]);
   return { items: tail ? rows.reverse() : rows, total: total[0]!.n };
 }
+
+/** marks which engine runs the deployment (metadata.engine; metadata.simulated for the simulated one) */
+export async function setEngine(db: Queryable, id: string, engine: string): Promise<void> {
+  await db.query(`update deployments set metadata = coalesce(metadata, '{}'::jsonb) || jsonb_build_object('engine', $2::text, 'simulated', $2::text = 'simulated')
+    where id = $1`, [id, engine]);
+}
+
+/** what a build produced: the commit actually built (when the deployment named none) and the image */
+export async function recordBuild(db: Queryable, id: string, gitCommitId: string | null, imageTag: string): Promise<void> {
+  await db.query('update deployments set git_commit_id = coalesce(git_commit_id, $2), image_tag = $3, updated_at = now() where id = $1',
+    [id, gitCommitId, imageTag]);
+}

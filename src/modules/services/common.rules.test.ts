@@ -42,13 +42,15 @@ test('probes: exactly one kind, defaults, port from the service', () => {
   assert.deepEqual(normalizeHealthchecks(hc, null), hc, 'idempotent');
 });
 
-test('git repository: defaults, provider from the host, owner/name from the path, http(s) only', () => {
+test('git repository: defaults, provider from the host, owner/name from the path, any git transport but ext:: and ftp', () => {
   const repo = normalizeGitRepository({ url: 'https://bitbucket.org/team/sub/app.git' });
   assert.deepEqual(repo, { url: 'https://bitbucket.org/team/sub/app.git', branch: 'main', root_path: '/', git_token_id: null, provider: 'BITBUCKET' });
   assert.deepEqual([presentGitRepository(repo).owner, presentGitRepository(repo).name], ['team/sub', 'app']);
   assert.equal(normalizeGitRepository({ url: 'https://git.example.com/a/b' }).provider, null);
-  assert.throws(() => normalizeGitRepository({ url: 'git@github.com:a/b.git' }), /http\(s\) URL/);
-  assert.throws(() => normalizeGitRepository({ url: 'ftp://x/a/b' }), /http\(s\) URL/);
+  assert.equal(normalizeGitRepository({ url: 'git@github.com:a/b.git' }).provider, 'GITHUB');
+  assert.equal(normalizeGitRepository({ url: 'ssh://git@example.com:2222/a/b.git' }).url, 'ssh://git@example.com:2222/a/b.git');
+  assert.throws(() => normalizeGitRepository({ url: 'ftp://x/a/b' }), /transport "ftp:\/\/" is not allowed/);
+  assert.throws(() => normalizeGitRepository({ url: 'ext::sh -c touch% /tmp/x' }), /not allowed/);
   assert.throws(() => normalizeGitRepository({ url: 'https://x/a/b', root_path: 'src' }), /root_path must start with \//);
 });
 

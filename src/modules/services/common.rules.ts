@@ -2,6 +2,7 @@
 // storage, probes and git repositories into their stored form, and the checks (cluster capacity,
 // instance bounds, group references). Violations throw 400 (AppError) naming the member.
 import { randomUUID } from 'node:crypto';
+import { checkGitUrl } from '../../engine/docker/source.ts';
 import { badRequest } from '../../lib/errors.ts';
 import type { ClusterCapacity } from '../scope/scope.service.ts';
 import type {
@@ -18,13 +19,11 @@ export interface StoredGitRepository { url: string; branch: string; root_path: s
 const PROVIDER_HOSTS: Record<string, string> = { 'github.com': 'GITHUB', 'gitlab.com': 'GITLAB', 'bitbucket.org': 'BITBUCKET' };
 
 export function normalizeGitRepository(req: GitRepositoryRequest, field = 'git_repository'): StoredGitRepository {
-  let url: URL;
-  try {
-    url = new URL(req.url);
-  } catch {
-    throw badRequest(`${field}.url must be an http(s) URL`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badRequest(`${field}.url must be an http(s) URL`);
+  // any URL git can clone; local paths pass here and are refused at build unless the operator allows them
+  const problem = checkGitUrl(req.url, true);
+  if (problem) throw badRequest(`${field}.url: ${problem} (a git URL: https://, http://, ssh://, git:// or user@host:path)`);
+  let hostname = '';
+  try { hostname = new URL(req.url).hostname; } catch { hostname = /^(?:[^@/]*@)?([^:/]+):/.exec(req.url)?.[1] ?? ''; }
   const rootPath = req.root_path ?? '/';
   if (!rootPath.startsWith('/')) throw badRequest(`${field}.root_path must start with /`);
   return {
@@ -32,7 +31,7 @@ export function normalizeGitRepository(req: GitRepositoryRequest, field = 'git_r
     branch: req.branch ?? 'main',
     root_path: rootPath,
     git_token_id: req.git_token_id ?? null,
-    provider: req.provider ?? PROVIDER_HOSTS[url.hostname.toLowerCase()] ?? null,
+    provider: req.provider ?? PROVIDER_HOSTS[hostname.toLowerCase()] ?? null,
   };
 }
 

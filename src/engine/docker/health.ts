@@ -1,0 +1,87 @@
+// Health probes run by berth from outside the container (so images need no curl): HTTP GET and
+// TCP connect against the replica's port published on loopback, exec through the Docker API.
+// waitReady applies a probe's timing (initial delay, period, thresholds) and gives up early when
+// the container exits.
+import { connect } from 'node:net';
+import type { ProbePlan } from '../plan.ts';
+
+export interface ProbeTarget {
+  /** the loopback port publishing an internal port, or null when it is not published */
+  hostPort(internalPort: number): number | null;
+  /** runs a command in the container; resolves with its exit code */
+  exec(command: string[], timeoutMs: number): Promise<number>;
+  /** null while running, else why it is not (exited with code N, …) */
+  notRunning(): Promise<string | null>;
+}
+
+export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<{ ok: boolean; detail: string }> {
+  const timeoutMs = Math.max(1, probe.timeoutSeconds) * 1000;
+  if (probe.kind === 'exec') {
+    try {
+      const code = await target.exec(probe.command, timeoutMs);
+      return { ok: code === 0, detail: `exec ${probe.command.join(' ')} exited ${code}` };
+    } catch (err) {
+      return { ok: false, detail: `exec failed: ${(err as Error).message}` };
+    }
+  }
+  const port = probe.port === null ? null : target.hostPort(probe.port);
+  if (port === null) return { ok: false, detail: `port ${probe.port} is not exposed` };
+  if (probe.kind === 'tcp') {
+    return new Promise((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, timeout: timeoutMs });
+      const done = (ok: boolean, detail: string) => { socket.destroy(); resolve({ ok, detail }); };
+      socket.once('connect', () => done(true, `tcp ${probe.port} accepts connections`));
+      socket.once('timeout', () => done(false, `tcp ${probe.port}: timed out`));
+      socket.once('error', (err) => done(false, `tcp ${probe.port}: ${err.message}`));
+    });
+  }
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${probe.path.startsWith('/') ? probe.path : `/${probe.path}`}`, {
+      signal: AbortSignal.timeout(timeoutMs), redirect: 'manual',
+    });
+    await res.body?.cancel();
+    return { ok: res.status >= 200 && res.status < 400, detail: `GET ${probe.path} answered ${res.status}` };
+  } catch (err) {
+    return { ok: false, detail: `GET ${probe.path}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}` };
+  }
+}
+
+const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
+  if (signal.aborted) return reject(signal.reason);
+  const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+  const onAbort = () => { clearTimeout(t); reject(signal.reason); };
+  signal.addEventListener('abort', onAbort, { once: true });
+});
+
+/**
+ * Waits until the probe succeeds successThreshold times in a row. Fails (with the last detail)
+ * after initial delay + period × failure threshold without success, after `deadlineMs`, or as
+ * soon as the container stops running.
+ */
+export async function waitReady(probe: ProbePlan, target: ProbeTarget, signal: AbortSignal, deadlineMs: number): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  const budget = Date.now() + (probe.initialDelaySeconds + probe.periodSeconds * Math.max(1, probe.failureThreshold) + probe.timeoutSeconds) * 1000;
+  const period = Math.max(200, Math.min(probe.periodSeconds * 1000, 2000));
+  await sleep(probe.initialDelaySeconds * 1000, signal);
+  let streak = 0;
+  let last = 'not probed yet';
+  for (;;) {
+    const stopped = await target.notRunning();
+    if (stopped) throw new Error(`the container ${stopped}`);
+    const result = await probeOnce(probe, target);
+    last = result.detail;
+    streak = result.ok ? streak + 1 : 0;
+    if (streak >= Math.max(1, probe.successThreshold)) return;
+    if (Date.now() > Math.min(until, budget)) throw new Error(`readiness probe never succeeded (${last})`);
+    await sleep(period, signal);
+  }
+}
+
+/** the probe used when a service declares none: TCP on its first port, else "keeps running" */
+export function defaultReadiness(firstPort: number | null): ProbePlan | null {
+  if (firstPort === null) return null;
+  return {
+    kind: 'tcp', port: firstPort, path: '/', command: [], initialDelaySeconds: 0, periodSeconds: 1,
+    timeoutSeconds: 1, successThreshold: 1, failureThreshold: 60,
+  };
+}

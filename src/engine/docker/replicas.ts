@@ -1,0 +1,87 @@
+// Reading and acting on the replicas of a service on the daemon: listing them by label, their
+// published loopback ports, probes against them, their last log lines, and stopping/removing.
+import type Docker from 'dockerode';
+import type { ContainerInfo } from 'dockerode';
+import { createServer } from 'node:net';
+import type { ProbeTarget } from './health.ts';
+import { labelFilter } from './naming.ts';
+
+export async function listReplicas(docker: Docker, serviceId: string, all = true): Promise<ContainerInfo[]> {
+  return docker.listContainers({ all, filters: labelFilter({ 'berth.service_id': serviceId, 'berth.role': 'replica' }) });
+}
+
+/** a free TCP port on loopback (the daemon binds it right after; collisions are retried by the caller) */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** internal port → loopback port, from a container's published ports */
+export function publishedPorts(info: Pick<ContainerInfo, 'Ports'>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const p of info.Ports ?? []) if (p.PublicPort && p.IP === '127.0.0.1') out.set(p.PrivatePort, p.PublicPort);
+  return out;
+}
+
+export function probeTarget(docker: Docker, id: string, hostPorts: Map<number, number>): ProbeTarget {
+  const container = docker.getContainer(id);
+  return {
+    hostPort: (port) => hostPorts.get(port) ?? null,
+    async exec(command, timeoutMs) {
+      const exec = await container.exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
+      const stream = await exec.start({ hijack: true, stdin: false });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => { stream.destroy(); reject(new Error(`timed out after ${timeoutMs} ms`)); }, timeoutMs);
+        stream.on('end', () => { clearTimeout(timer); resolve(); });
+        stream.on('error', (err) => { clearTimeout(timer); reject(err); });
+        stream.resume();
+      });
+      const inspected = await exec.inspect();
+      return inspected.ExitCode ?? 1;
+    },
+    async notRunning() {
+      const info = await container.inspect();
+      if (info.State.Running && !info.State.Restarting) return null;
+      return info.State.Restarting ? `is restarting (exit code ${info.State.ExitCode})` : `exited with code ${info.State.ExitCode}${info.State.OOMKilled ? ' (out of memory)' : ''}`;
+    },
+  };
+}
+
+/** the last lines a container wrote (stdout and stderr), for failure messages */
+export async function lastLines(docker: Docker, id: string, count = 20): Promise<string[]> {
+  try {
+    const buffer = await docker.getContainer(id).logs({ stdout: true, stderr: true, tail: count, follow: false }) as unknown as Buffer;
+    return demux(buffer).split('\n').filter((l) => l.trim() !== '');
+  } catch {
+    return [];
+  }
+}
+
+/** Docker's multiplexed log frames (8-byte header per frame) to text */
+export function demux(buffer: Buffer): string {
+  const parts: string[] = [];
+  let offset = 0;
+  while (offset + 8 <= buffer.length && (buffer[offset] === 1 || buffer[offset] === 2 || buffer[offset] === 0)) {
+    const size = buffer.readUInt32BE(offset + 4);
+    parts.push(buffer.subarray(offset + 8, offset + 8 + size).toString('utf8'));
+    offset += 8 + size;
+  }
+  if (offset === 0) return buffer.toString('utf8');
+  return parts.join('');
+}
+
+export async function stopAndRemove(docker: Docker, ids: string[], timeoutSeconds = 10): Promise<void> {
+  await Promise.all(ids.map(async (id) => {
+    const c = docker.getContainer(id);
+    await c.stop({ t: timeoutSeconds }).catch(() => {});
+    await c.remove({ force: true, v: false }).catch((err: { statusCode?: number }) => {
+      if (err.statusCode !== 404 && err.statusCode !== 409) throw err;
+    });
+  }));
+}

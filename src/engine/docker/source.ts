@@ -1,0 +1,177 @@
+// Application sources: which git URLs berth agrees to clone, and the clone itself through the
+// `git` CLI (spawned without a shell). Only network transports git knows (https, http, ssh,
+// git://, scp-like `user@host:path`) are allowed; local paths and file:// only when the operator
+// allows them (they read the host's disk); remote helpers such as `ext::` (which run commands) are
+// refused here and again by GIT_ALLOW_PROTOCOL. No prompts, no credential helpers, no hooks. A
+// token becomes an HTTP Authorization header passed through GIT_CONFIG_* environment variables,
+// scoped to the repository's origin, so it never appears in argv or in the logs.
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, normalize, sep } from 'node:path';
+import { EngineFailure } from '../engine.ts';
+import { runTool } from './process.ts';
+
+export interface GitSource { url: string; branch: string | null; commit: string | null; rootPath: string | null; token?: string | null }
+
+const NETWORK_SCHEMES = ['https', 'http', 'ssh', 'git', 'git+ssh', 'ssh+git'];
+const LOCAL_REFUSED = 'local git repositories (paths and file:// URLs) are not allowed on this server (set ENGINE_ALLOW_LOCAL_GIT=true to allow them)';
+
+/** null when berth may clone this URL, else the reason it may not (shown to the user) */
+export function checkGitUrl(url: string, allowLocal: boolean): string | null {
+  if (!url.trim()) return 'git URL is empty';
+  const helper = /^([A-Za-z0-9+.-]+)::/.exec(url);
+  if (helper) return `git transport "${helper[1]}::" is not allowed (allowed: ${NETWORK_SCHEMES.slice(0, 4).join(', ')})`;
+  if (url.startsWith('-')) return 'git URL must not start with "-"';
+  if (/[\s\x00-\x1f\x7f]/.test(url)) return 'git URL must not contain spaces or control characters';
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url);
+  if (scheme) {
+    const name = scheme[1]!.toLowerCase();
+    if (name === 'file') return allowLocal ? null : LOCAL_REFUSED;
+    if (!NETWORK_SCHEMES.includes(name)) return `git transport "${name}://" is not allowed (allowed: ${NETWORK_SCHEMES.slice(0, 4).join(', ')})`;
+    let parsed: URL;
+    try { parsed = new URL(url); } catch { return 'git URL is not a valid URL'; }
+    if (!parsed.hostname || parsed.hostname.startsWith('-') || parsed.username.startsWith('-')) return 'git URL has no valid host';
+    return null;
+  }
+  // git reads `[user@]host:path` (a colon before any slash) as ssh; anything else is a local path
+  const colon = url.indexOf(':');
+  const slash = url.indexOf('/');
+  if (colon > 0 && (slash < 0 || colon < slash)) {
+    const host = url.slice(0, colon).replace(/^[^@]*@/, '');
+    if (!host || host.startsWith('-') || host.startsWith('[-')) return 'git URL has no valid host';
+    return null;
+  }
+  return allowLocal ? null : LOCAL_REFUSED;
+}
+
+/** the origin an https/http URL's credentials are scoped to, null for other transports */
+function httpOrigin(url: string): { origin: string; username: string } | null {
+  if (!/^https?:\/\//i.test(url)) return null;
+  try {
+    const u = new URL(url);
+    return { origin: `${u.protocol}//${u.host}/`, username: decodeURIComponent(u.username) };
+  } catch { return null; }
+}
+
+/** hides user:password@ in URLs that a tool line may echo back */
+export function redactUrls(line: string): string {
+  return line.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1***@');
+}
+
+function gitEnv(source: GitSource, allowLocal: boolean): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith('GIT_') && k !== 'GIT_SSH_COMMAND' && k !== 'GIT_SSH') continue;
+    if (k === 'SSH_ASKPASS') continue;
+    env[k] = v;
+  }
+  const config: Array<[string, string]> = [
+    ['credential.helper', ''],
+    ['core.hooksPath', '/dev/null'],
+    ['advice.detachedHead', 'false'],
+    ['init.defaultBranch', 'main'],
+  ];
+  const http = source.token ? httpOrigin(source.url) : null;
+  if (http && source.token) {
+    const basic = Buffer.from(`${http.username || 'x-access-token'}:${source.token}`).toString('base64');
+    config.push([`http.${http.origin}.extraHeader`, `Authorization: Basic ${basic}`]);
+  }
+  env.GIT_CONFIG_COUNT = String(config.length);
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  env.GIT_ALLOW_PROTOCOL = allowLocal ? 'https:http:ssh:git:file' : 'https:http:ssh:git';
+  env.GIT_TERMINAL_PROMPT = '0';
+  env.GIT_ASKPASS = '/bin/false';
+  env.GIT_SSH_COMMAND ??= 'ssh -o BatchMode=yes';
+  env.LC_ALL = 'C';
+  return env;
+}
+
+/** the line that best says why git failed: its last fatal/error line, else its last line */
+function lastErrorLine(tail: string[], fallback: string): string {
+  const errors = tail.filter((l) => /^(fatal|error):/i.test(l));
+  return redactUrls(errors.at(-1) ?? tail.at(-1) ?? fallback);
+}
+
+function checkRefs(source: GitSource): void {
+  if (source.commit !== null && !/^[0-9a-f]{4,64}$/i.test(source.commit)) throw new EngineFailure('build', `git commit "${source.commit}" is not a hexadecimal commit id`);
+  if (source.branch !== null && (!source.branch.trim() || source.branch.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(source.branch))) {
+    throw new EngineFailure('build', `git branch "${source.branch}" is not a valid branch name`);
+  }
+}
+
+/** the build context inside the checkout: the repository root or its root path, never outside it */
+async function contextDir(repoDir: string, rootPath: string | null): Promise<string> {
+  const relative = normalize((rootPath ?? '').replace(/^\/+/, '') || '.');
+  if (isAbsolute(relative) || relative === '..' || relative.startsWith(`..${sep}`)) throw new EngineFailure('build', `root path "${rootPath}" leaves the repository`);
+  const root = await realpath(repoDir);
+  let dir: string;
+  try { dir = await realpath(join(root, relative)); } catch { throw new EngineFailure('build', `root path "${rootPath}" does not exist in the repository`); }
+  if (dir !== root && !dir.startsWith(root + sep)) throw new EngineFailure('build', `root path "${rootPath}" leaves the repository`);
+  if (!(await stat(dir)).isDirectory()) throw new EngineFailure('build', `root path "${rootPath}" is not a directory`);
+  return dir;
+}
+
+/**
+ * Clones `source` into `opts.workDir/repo` and checks out its commit (or its branch's head, or
+ * the remote's default branch). Returns the build context directory (the checkout, or its
+ * `rootPath`) and the full SHA checked out. Failures throw EngineFailure('build', <git's words>).
+ */
+export async function cloneRepository(source: GitSource, opts: { allowLocal: boolean; workDir: string },
+  log: (line: string) => Promise<void>, signal: AbortSignal): Promise<{ dir: string; commit: string; repoDir: string }> {
+  const refused = checkGitUrl(source.url, opts.allowLocal);
+  if (refused) throw new EngineFailure('build', refused);
+  checkRefs(source);
+  const env = gitEnv(source, opts.allowLocal);
+  const repoDir = join(opts.workDir, 'repo');
+  await mkdir(repoDir, { recursive: true });
+
+  // log lines are written in order without holding git back
+  let logged: Promise<void> = Promise.resolve();
+  const onLine = (line: string) => { logged = logged.then(() => log(redactUrls(line))).catch(() => {}); };
+  const git = async (args: string[], quiet = false) => {
+    const run = await runTool('git', args, { cwd: repoDir, env, signal, onLine: quiet ? () => {} : onLine, captureStdout: quiet });
+    await logged;
+    return run;
+  };
+  const must = async (args: string[], what: string) => {
+    const run = await git(args);
+    if (run.code !== 0) throw new EngineFailure('build', lastErrorLine(run.tail, `git ${what} failed (exit ${run.code})`));
+    return run;
+  };
+
+  await log(`Cloning ${redactUrls(source.url)}${source.branch ? ` (branch ${source.branch})` : ''}${source.commit ? ` at ${source.commit}` : ''}`);
+  await must(['init', '-q', '.'], 'init');
+  await must(['remote', 'add', 'origin', '--', source.url], 'remote add');
+  const fetch = (depth: boolean, refspecs: string[]) => git(['fetch', '--progress', '--no-tags', ...(depth ? ['--depth', '1'] : []), '--end-of-options', 'origin', ...refspecs]);
+
+  let target: string;
+  if (source.commit) {
+    // a full SHA is fetched shallowly where the server allows it; otherwise every branch
+    const shallow = source.commit.length === 40 ? await fetch(true, [source.commit]) : null;
+    if (!shallow || shallow.code !== 0) {
+      if (shallow) await log('The server cannot fetch this commit alone; fetching every branch');
+      const full = await fetch(false, ['+refs/heads/*:refs/remotes/origin/*']);
+      if (full.code !== 0) throw new EngineFailure('build', lastErrorLine(full.tail, 'git fetch failed'));
+    }
+    target = source.commit;
+  } else {
+    const ref = source.branch ?? 'HEAD';
+    let run = await fetch(true, [ref]);
+    if (run.code !== 0 && run.tail.some((l) => /shallow|depth/i.test(l))) {
+      await log('The server cannot do a shallow fetch; fetching the full history');
+      run = await fetch(false, [ref]);
+    }
+    if (run.code !== 0) throw new EngineFailure('build', lastErrorLine(run.tail, 'git fetch failed'));
+    target = 'FETCH_HEAD';
+  }
+  const resolved = await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${target}^{commit}`], true);
+  const commit = resolved.stdout.trim();
+  if (resolved.code !== 0 || !/^[0-9a-f]{40,64}$/.test(commit)) {
+    throw new EngineFailure('build', `commit ${source.commit ?? target} not found in ${redactUrls(source.url)}`);
+  }
+  await must(['checkout', '-q', '--detach', commit], 'checkout');
+  await log(`Checked out ${commit}`);
+  return { dir: await contextDir(repoDir, source.rootPath), commit, repoDir };
+}

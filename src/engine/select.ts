@@ -1,0 +1,72 @@
+// Choosing the engine at start: ENGINE=docker needs a daemon answering at DOCKER_HOST (else the
+// start fails with one line saying so), ENGINE=auto takes Docker when it answers and the
+// simulated engine otherwise, ENGINE=kubernetes is refused until a driver exists. With Docker,
+// the ingress proxy (Caddy) is adopted or started; without caddy the engine still deploys and
+// says public URLs are unavailable.
+import Docker from 'dockerode';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import { ConfigError } from '../config/config.ts';
+import { createDockerDriver } from './docker/driver.ts';
+import type { EngineDriver } from './engine.ts';
+import { createCaddyIngress, findCaddy } from './ingress/caddy.ts';
+import { createSimulatedDriver } from './simulated.ts';
+
+export interface SelectedEngine {
+  driver: EngineDriver;
+  /** one line for the startup log and banner: which engine, and why */
+  description: string;
+}
+
+/** a dockerode client for DOCKER_HOST (unix:///path, tcp://host:port, or a bare socket path) */
+export function dockerClient(dockerHost: string): Docker {
+  if (dockerHost.startsWith('unix://')) return new Docker({ socketPath: dockerHost.slice('unix://'.length) });
+  if (dockerHost.startsWith('/')) return new Docker({ socketPath: dockerHost });
+  const url = new URL(dockerHost.replace(/^tcp:/, 'http:'));
+  return new Docker({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
+}
+
+async function answers(docker: Docker, timeoutMs: number): Promise<string | null> {
+  try {
+    await Promise.race([
+      docker.ping(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs).unref()),
+    ]);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+export async function selectEngine(config: Config, logger: Pick<Logger, 'info' | 'warn'>, options: { startIngress?: boolean } = {}): Promise<SelectedEngine> {
+  if (config.engine === 'kubernetes') {
+    throw new ConfigError('ENGINE=kubernetes is not available yet: use ENGINE=docker (a Docker daemon at DOCKER_HOST), ENGINE=auto or ENGINE=simulated');
+  }
+  if (config.engine === 'simulated') {
+    return { driver: createSimulatedDriver(), description: 'simulated (ENGINE=simulated): deployments run nothing' };
+  }
+  const docker = dockerClient(config.dockerHost);
+  const problem = await answers(docker, config.engine === 'docker' ? 5000 : 1500);
+  if (problem) {
+    if (config.engine === 'docker') {
+      throw new ConfigError(`ENGINE=docker but no Docker daemon answers at DOCKER_HOST=${config.dockerHost} (${problem}); start dockerd or set DOCKER_HOST`);
+    }
+    return { driver: createSimulatedDriver(), description: `simulated: no Docker daemon answers at DOCKER_HOST=${config.dockerHost}, so deployments run nothing (install Docker or set DOCKER_HOST for real ones)` };
+  }
+  let ingress = null;
+  let ingressNote = '';
+  const caddy = findCaddy(process.env.CADDY_BIN);
+  if (!caddy) {
+    ingressNote = '; public URLs unavailable: caddy is not installed (install caddy, or set CADDY_BIN)';
+  } else {
+    ingress = createCaddyIngress({
+      dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, adminPort: config.ingressAdminPort, caddyBin: caddy, logger,
+    });
+    if (options.startIngress !== false) await ingress.ensure();
+    ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`}`;
+  }
+  const driver = createDockerDriver({
+    docker, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort }, allowLocalGit: config.engineAllowLocalGit,
+  });
+  return { driver, description: `docker at ${config.dockerHost}${ingressNote}` };
+}

@@ -1,0 +1,92 @@
+// What the engine observed, written down: a service whose replica died while berth believed it
+// RUNNING becomes ERROR with a DEPLOYMENT_FAILED event (reason RUNTIME_FAILURE) about its last
+// deployment; one that Docker brought back recovers to RUNNING; container output becomes RUNTIME
+// lines. Also the lease that makes exactly one process watch the daemon at a time.
+import type { Queryable } from '../../db/db.ts';
+import { emitEvent } from '../../events/emit.ts';
+import type { TaskQueue } from '../../queue/queue.ts';
+import * as repo from './deployments.repo.ts';
+import { serviceIdKey } from './deployments.rules.ts';
+
+/** takes or renews the named lease for `holder`; true while it holds it */
+export async function holdLease(db: Queryable, name: string, holder: string, ttlSeconds: number): Promise<boolean> {
+  const rows = await db.query<{ holder: string }>(
+    `insert into engine_leases (name, holder, expires_at) values ($1, $2, now() + make_interval(secs => $3::int))
+     on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
+       where engine_leases.holder = excluded.holder or engine_leases.expires_at < now()
+     returning holder`, [name, holder, ttlSeconds]);
+  return rows[0]?.holder === holder;
+}
+
+export async function releaseLease(db: Queryable, name: string, holder: string): Promise<void> {
+  await db.query('delete from engine_leases where name = $1 and holder = $2', [name, holder]);
+}
+
+interface CurrentRow {
+  id: string; state: string; organization_id: string; project_id: string; environment_id: string; type: string; name: string;
+  project_name: string; environment_mode: string; generation: string | null; last_action: string | null; last_status: string | null;
+}
+
+/** the service with its current generation: the last deployment that put replicas in place */
+async function current(db: Queryable, serviceId: string, lock: boolean): Promise<CurrentRow | null> {
+  const rows = await db.query<CurrentRow>(
+    `select s.id, s.state, s.organization_id, s.project_id, s.environment_id, s.type, s.name, p.name as project_name, e.mode as environment_mode,
+       (select d.id from deployments d where d.service_id = s.id and d.action in ('DEPLOY', 'REDEPLOY') and d.status = 'DEPLOYED'
+          order by d.finished_at desc nulls last limit 1) as generation,
+       (select d.action from deployments d where d.service_id = s.id order by d.created_at desc, d.position desc limit 1) as last_action,
+       (select d.status from deployments d where d.service_id = s.id order by d.created_at desc, d.position desc limit 1) as last_status
+     from services s join projects p on p.id = s.project_id join environments e on e.id = s.environment_id
+     where s.id = $1 ${lock ? 'for update of s' : ''}`, [serviceId]);
+  return rows[0] ?? null;
+}
+
+/** ERROR + DEPLOYMENT_FAILED when the service was RUNNING on this generation; false when it was not */
+export async function markRuntimeFailure(tx: Queryable, deps: { queue: TaskQueue }, serviceId: string, generation: string | null, message: string): Promise<boolean> {
+  const s = await current(tx, serviceId, true);
+  if (!s || s.state !== 'RUNNING' || !s.generation) return false;
+  if (generation !== null && generation !== s.generation) return false;
+  await repo.setServiceState(tx, s.id, 'ERROR');
+  await repo.insertLog(tx, s.generation, s.id, 'DEPLOY', message);
+  await emitEvent(tx, deps, {
+    organizationId: s.organization_id, kind: 'DEPLOYMENT_FAILED', projectName: s.project_name, environmentMode: s.environment_mode,
+    payload: {
+      deployment_id: s.generation, status: 'ERROR', action: s.last_action ?? 'DEPLOY', reason: 'RUNTIME_FAILURE',
+      service_id: s.id, service_type: s.type, service_name: s.name, [serviceIdKey(s.type)]: s.id,
+      environment_id: s.environment_id, project_id: s.project_id, organization_id: s.organization_id,
+      git_commit_id: null, image_tag: null, message,
+    },
+  });
+  return true;
+}
+
+/** a service in ERROR after a runtime failure whose replicas all run again is RUNNING */
+export async function markRecovered(tx: Queryable, serviceId: string): Promise<boolean> {
+  const s = await current(tx, serviceId, true);
+  if (!s || s.state !== 'ERROR' || s.last_status !== 'DEPLOYED') return false;
+  await repo.setServiceState(tx, s.id, 'RUNNING');
+  await repo.insertLog(tx, s.generation, s.id, 'DEPLOY', 'All replicas are running again');
+  return true;
+}
+
+export async function serviceStates(db: Queryable, serviceIds: string[]): Promise<Map<string, { state: string; generation: string | null }>> {
+  if (serviceIds.length === 0) return new Map();
+  const rows = await db.query<{ id: string; state: string; generation: string | null }>(
+    `select s.id, s.state,
+       (select d.id from deployments d where d.service_id = s.id and d.action in ('DEPLOY', 'REDEPLOY') and d.status = 'DEPLOYED'
+          order by d.finished_at desc nulls last limit 1) as generation
+     from services s where s.id = any($1::uuid[])`, [serviceIds]);
+  return new Map(rows.map((r) => [r.id, { state: r.state, generation: r.generation }]));
+}
+
+export async function insertRuntimeLine(db: Queryable, serviceId: string, at: string, text: string): Promise<void> {
+  const when = Number.isNaN(Date.parse(at)) ? new Date() : new Date(Date.parse(at));
+  await db.query(`insert into deployment_logs (deployment_id, service_id, kind, message, created_at)
+    select null, $1, 'RUNTIME', $2, $3 where exists (select 1 from services where id = $1)`, [serviceId, text, when]);
+}
+
+/** the time of the last RUNTIME line recorded for the service (where to resume following it) */
+export async function lastRuntimeLineAt(db: Queryable, serviceId: string): Promise<string | null> {
+  const rows = await db.query<{ at: Date | null }>(
+    `select max(created_at) as at from deployment_logs where service_id = $1 and kind = 'RUNTIME' and deployment_id is null`, [serviceId]);
+  return rows[0]?.at ? new Date(rows[0].at).toISOString() : null;
+}
