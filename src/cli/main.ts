@@ -12,7 +12,8 @@ const USAGE = `usage: berth <command>
   rotate-key                                         re-encrypt every secret with NEW_ENCRYPTION_KEY
                                                      (embedded mode: generated when unset, written to DATA_DIR)
   backup --out FILE                                  embedded mode: write the database to FILE (server stopped)
-  restore --from FILE                                embedded mode: load FILE into an empty DATA_DIR`;
+  restore --from FILE                                embedded mode: load FILE into an empty DATA_DIR
+  ingress status|stop                                the Caddy serving public URLs (it outlives berth): show or stop it`;
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`berth: ${message}\n`);
@@ -64,6 +65,12 @@ async function main(argv: string[]): Promise<void> {
       if (!file) fail(`${command} needs ${command === 'backup' ? '--out' : '--from'} FILE`, 2);
       const { backup, restore } = await import('./backup.ts');
       return command === 'backup' ? backup(config, file) : restore(config, file);
+    }
+    case 'ingress': {
+      const { ingressStatus, ingressStop } = await import('./ingress.ts');
+      if (rest[0] === 'status') return ingressStatus(config);
+      if (rest[0] === 'stop') return ingressStop(config);
+      return fail(USAGE, 2);
     }
     default:
       fail(USAGE, command ? 2 : 0);

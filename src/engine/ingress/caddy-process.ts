@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import lockfile from 'proper-lockfile';
 import { delimiter, join } from 'node:path';
 import { berthServer, baseConfig, isBerthRoute } from './caddy-config.ts';
 
@@ -46,12 +47,19 @@ export class AdminError extends Error {
 /** one call to Caddy's admin API (loopback, with the Origin its origin check wants) */
 export async function admin(adminPort: number, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<unknown> {
   const base = `http://127.0.0.1:${adminPort}`;
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { Origin: base, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method,
+      headers: { Origin: base, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause ?? err;
+    const why = (cause as { code?: string }).code ?? (err as Error).message;
+    throw new Error(`ingress: Caddy's admin API at ${base} does not answer (${why})`, { cause });
+  }
   const text = await res.text();
   if (!res.ok) {
     let detail = text.trim();
@@ -59,6 +67,20 @@ export async function admin(adminPort: number, method: string, path: string, bod
     throw new AdminError(res.status, `ingress: Caddy admin ${method} ${path} answered ${res.status}: ${detail.slice(0, 300)}`);
   }
   return text.trim() === '' ? null : JSON.parse(text);
+}
+
+/** the start lock of a data dir's ingress (held while probing and starting Caddy); resolves to its release */
+export async function lockStart(dataDir: string): Promise<() => Promise<void>> {
+  const { dir } = ingressPaths(dataDir);
+  mkdirSync(dir, { recursive: true });
+  return lockfile.lock(dir, {
+    lockfilePath: join(dir, 'start.lock'), realpath: false, stale: 20_000,
+    retries: { retries: 200, minTimeout: 50, maxTimeout: 200 },
+  });
+}
+
+export function refused(err: unknown): boolean {
+  return (err as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED';
 }
 
 export type Probe = { state: 'free' } | { state: 'berth'; config: unknown } | { state: 'foreign'; detail: string };
@@ -69,8 +91,8 @@ export async function probeAdmin(adminPort: number): Promise<Probe> {
     const config = await admin(adminPort, 'GET', '/config/', undefined, 3000);
     return berthServer(config) ? { state: 'berth', config } : { state: 'foreign', detail: 'a Caddy without berth\'s server' };
   } catch (err) {
+    if (refused(err)) return { state: 'free' };
     const code = (err as { cause?: { code?: string } }).cause?.code;
-    if (code === 'ECONNREFUSED') return { state: 'free' };
     if (err instanceof AdminError) return { state: 'foreign', detail: `a server answering ${err.status}` };
     return { state: 'foreign', detail: `a process that does not speak Caddy's admin API (${code ?? (err as Error).message})` };
   }
@@ -117,7 +139,8 @@ export async function startCaddy(opts: StartOptions): Promise<number> {
   const child = spawn(opts.caddyBin, ['run', '--config', paths.configFile, '--resume'], {
     detached: true,
     stdio: ['ignore', log, log],
-    env: { ...process.env, XDG_CONFIG_HOME: paths.xdgConfig, XDG_DATA_HOME: paths.xdgData, HOME: paths.dir },
+    // berth's own environment (database URL, master key) is none of the proxy's business
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', XDG_CONFIG_HOME: paths.xdgConfig, XDG_DATA_HOME: paths.xdgData, HOME: paths.dir },
   });
   closeSync(log);
   let exited: number | null | undefined;
@@ -159,8 +182,13 @@ export function runningPid(dataDir: string): number | null {
   return pid;
 }
 
+/** running, and not an exited process its parent has not reaped yet (a zombie serves nothing) */
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try { process.kill(pid, 0); } catch { return false; }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch { return true; }
 }
 
 /** stop the Caddy this data dir started: gracefully through its admin API, then by signal */

@@ -7,7 +7,7 @@ import {
   FAIL_DURATION, FALLBACK_ID, SERVER_ID, TRY_DURATION, IngressInputError,
   berthServer, caddyId, checkRoute, checkRouteId, fallbackJson, listenAddress, readRoutes, routeJson, upstreamsJson,
 } from './caddy-config.ts';
-import { AdminError, admin, findCaddy, portFree, probeAdmin, runningPid, startCaddy, stopCaddy } from './caddy-process.ts';
+import { AdminError, admin, findCaddy, lockStart, portFree, probeAdmin, refused, runningPid, startCaddy, stopCaddy } from './caddy-process.ts';
 
 export { findCaddy, stopCaddy, IngressInputError };
 
@@ -88,25 +88,36 @@ export function createCaddyIngress(opts: CaddyOptions): Ingress {
     }
   }
 
+  const adminPortTaken = (detail: string) => new Error(`ingress: port 127.0.0.1:${adminPort} (INGRESS_ADMIN_PORT) is held by ${detail}, not berth's Caddy: stop it or set INGRESS_ADMIN_PORT to a free port`);
+
   async function ensure(): Promise<void> {
     const probe = await probeAdmin(adminPort);
-    if (probe.state === 'foreign') {
-      throw new Error(`ingress: port 127.0.0.1:${adminPort} (INGRESS_ADMIN_PORT) is held by ${probe.detail}, not berth's Caddy: stop it or set INGRESS_ADMIN_PORT to a free port`);
-    }
-    if (probe.state === 'berth') {
-      await reconcileServer(probe.config);
-      logger.info({ adminPort, pid: runningPid(opts.dataDir), address: ingress.address }, 'ingress: adopted the running Caddy');
-      return;
-    }
+    if (probe.state === 'foreign') throw adminPortTaken(probe.detail);
+    if (probe.state === 'berth') return adopt(probe.config);
     const caddyBin = opts.caddyBin ?? findCaddy();
     if (!caddyBin || !findCaddy(caddyBin)) {
       throw new Error(`ingress: no caddy binary found (${opts.caddyBin ?? process.env.CADDY_BIN ?? 'caddy on PATH'}): install caddy or set CADDY_BIN`);
     }
-    if (!(await portFree(opts.host, opts.port))) {
-      throw new Error(`ingress: cannot listen on ${opts.host}:${opts.port}, the address is in use: set INGRESS_PORT to a free port`);
+    // berth processes of one data dir (api and worker roles) starting together: one starts Caddy,
+    // the others wait and adopt it (Caddy binds with SO_REUSEPORT, so a second one would not fail)
+    const release = await lockStart(opts.dataDir);
+    try {
+      const again = await probeAdmin(adminPort);
+      if (again.state === 'berth') return adopt(again.config);
+      if (again.state === 'foreign') throw adminPortTaken(again.detail);
+      if (!(await portFree(opts.host, opts.port))) {
+        throw new Error(`ingress: cannot listen on ${opts.host}:${opts.port}, the address is in use: set INGRESS_PORT to a free port`);
+      }
+      const pid = await startCaddy({ dataDir: opts.dataDir, host: opts.host, port: opts.port, adminPort, caddyBin });
+      logger.info({ pid, adminPort, address: ingress.address }, 'ingress: started Caddy');
+    } finally {
+      await release();
     }
-    const pid = await startCaddy({ dataDir: opts.dataDir, host: opts.host, port: opts.port, adminPort, caddyBin });
-    logger.info({ pid, adminPort, address: ingress.address }, 'ingress: started Caddy');
+  }
+
+  async function adopt(config: unknown): Promise<void> {
+    await reconcileServer(config);
+    logger.info({ adminPort, pid: runningPid(opts.dataDir), address: ingress.address }, 'ingress: adopted the running Caddy');
   }
 
   async function upsert(input: IngressRoute): Promise<void> {
@@ -143,12 +154,24 @@ export function createCaddyIngress(opts: CaddyOptions): Ingress {
     }
   }
 
+  /** a proxy that went away (killed, machine rebooted) is started again with its saved routes, once */
+  async function healing<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!refused(err)) throw err;
+      logger.warn({ adminPort }, 'ingress: Caddy was not running; starting it again with its saved routes');
+      await ensure();
+      return work();
+    }
+  }
+
   const ingress: Ingress = {
     address: proxyAddress(opts.host, opts.port),
     ensure: () => serial(ensure),
-    upsert: (route) => serial(() => upsert(route)),
-    remove: (id) => serial(() => remove(id)),
-    list: () => serial(async () => readRoutes(await liveRoutes())),
+    upsert: (route) => serial(() => healing(() => upsert(route))),
+    remove: (id) => serial(() => healing(() => remove(id))),
+    list: () => serial(() => healing(async () => readRoutes(await liveRoutes()))),
   };
   return ingress;
 }
