@@ -61,6 +61,7 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   } else {
     ingress = createCaddyIngress({
       dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, adminPort: config.ingressAdminPort, caddyBin: caddy, logger,
+      domain: config.ingressDomain,
     });
     if (options.startIngress !== false) await ingress.ensure();
     ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`}`;

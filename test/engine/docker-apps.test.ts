@@ -5,10 +5,10 @@
 // and re-adopts what runs; stop, restart and uninstall act on real containers.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { busyboxImage, NO_DOCKER, startGitServer, testDocker, type GitServer } from '../support/docker.ts';
 import { hostOf, startEngineBerth, viaIngress, webhookReceiver, type EngineBerth } from '../support/engine-berth.ts';
 import { eventually } from '../support/harness.ts';
+import { steadyLoad, type LoadResult } from '../support/http-load.ts';
 
 const found = await testDocker();
 
@@ -80,25 +80,23 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     const variables = (await berth.api('GET', `/environment/${envId}/environmentVariable`)).body.results;
     const greeting = variables.find((v: any) => v.key === 'GREETING');
     assert.equal((await berth.api('PUT', `/environment/${envId}/environmentVariable/${greeting.id}`, { key: 'GREETING', value: 'hello v2' })).status, 200);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    // browser-like keep-alive clients in 2-second rounds until the redeploy has settled
+    const rounds: LoadResult[] = [];
     let stop = false;
-    const outcomes = { ok: 0, failed: 0, bodies: new Set<string>() };
-    const loops = Array.from({ length: 8 }, async () => {
-      while (!stop) {
-        const r = await viaIngress(berth.ingressPort, host, '/', agent);
-        if (r.status === 200) { outcomes.ok++; outcomes.bodies.add(r.body); } else outcomes.failed++;
-      }
-    });
+    const load = (async () => {
+      while (!stop) rounds.push(await steadyLoad({ address: `http://127.0.0.1:${berth.ingressPort}`, host, total: 200, concurrency: 8, durationMs: 2000 }));
+    })();
     const d = await berth.api('POST', `/application/${appId}/redeploy`);
     const final = await berth.settle(d.body.id);
     await new Promise((r) => setTimeout(r, 1000));
     stop = true;
-    await Promise.all(loops);
-    agent.destroy();
+    await load;
     assert.equal(final.status, 'DEPLOYED', final.message);
-    assert.equal(outcomes.failed, 0, `failed requests during the redeploy (${outcomes.ok} ok)`);
-    assert.ok(outcomes.ok > 100, `steady load (${outcomes.ok} requests)`);
-    assert.deepEqual([...outcomes.bodies].sort(), ['hello v1\n', 'hello v2\n']);
+    const failures = rounds.flatMap((r) => r.failures);
+    const ok = rounds.reduce((n, r) => n + r.ok, 0);
+    assert.deepEqual(failures, [], `failed requests during the redeploy (${ok} ok)`);
+    assert.ok(ok > 300, `steady load (${ok} requests)`);
+    assert.deepEqual([...new Set(rounds.flatMap((r) => r.bodies))].sort(), ['hello v1\n', 'hello v2\n']);
     assert.equal((await viaIngress(berth.ingressPort, host)).body, 'hello v2\n');
     assert.equal((await replicas(appId)).length, 1, 'the old replica is gone');
   });

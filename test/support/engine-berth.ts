@@ -8,7 +8,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopCaddy } from '../../src/engine/ingress/caddy.ts';
-import { freePostgresUrl } from './db.ts';
+import { freshPostgresUrl } from './db.ts';
 import { eventually } from './harness.ts';
 import { freePort, startBerth, type BerthProcess } from './processes.ts';
 
@@ -32,7 +32,7 @@ export async function startEngineBerth(dockerHost: string, extraEnv: Record<stri
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-engine-'));
   const ingressPort = await freePort();
   const adminPort = await freePort();
-  const databaseUrl = await freePostgresUrl();
+  const databaseUrl = await freshPostgresUrl();
   const env: Record<string, string> = {
     ENGINE: 'docker', DOCKER_HOST: dockerHost, DATA_DIR: dataDir, BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn',
     INGRESS_PORT: String(ingressPort), INGRESS_ADMIN_PORT: String(adminPort), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',

@@ -18,7 +18,7 @@ import { runJobToCompletion } from './jobs.ts';
 import { builtImageTag, labelFilter, networkName, ownerLabels, parseRoutes, volumeName, type OwnerIds } from './naming.ts';
 import { listReplicas, publishedPorts, probeTarget, stopAndRemove } from './replicas.ts';
 import { rollout, switchIngress, type IngressLike } from './rollout.ts';
-import { cloneRepository } from './source.ts';
+import { cloneRepository, redactUrls } from './source.ts';
 import { waitReady, defaultReadiness } from './health.ts';
 
 export interface DockerDriverOptions {
@@ -106,11 +106,11 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
         let contextDir = workDir;
         let commit: string | null = null;
         if (git) {
-          await log('BUILD', `Cloning ${git.url} (${service.gitCommitId ?? git.commit ? `commit ${service.gitCommitId ?? git.commit}` : `branch ${git.branch ?? 'main'}`})`);
+          await log('BUILD', `Cloning ${redactUrls(git.url)} (${service.gitCommitId ?? git.commit ? `commit ${service.gitCommitId ?? git.commit}` : `branch ${git.branch ?? 'main'}`})`);
           const source = { ...git, commit: service.gitCommitId ?? git.commit };
           const cloned = await cloneRepository(source, { allowLocal: options.allowLocalGit, workDir }, lineLogger(log, 'BUILD'), signal);
           commit = cloned.commit;
-          contextDir = git.rootPath && git.rootPath !== '/' ? join(cloned.dir, git.rootPath.replace(/^\/+/, '')) : cloned.dir;
+          contextDir = cloned.contextDir;
         }
         let dockerfile = dockerfilePath;
         if (dockerfileRaw) {
