@@ -86,5 +86,5 @@ test('an empty spec renders with defaults; a database is a StatefulSet; a cron j
 test('the YAML emitter writes one document per object', () => {
   const yaml = toYaml(renderService(base));
   assert.equal(yaml.split('---\n').length, 3);
-  assert.match(yaml, /^apiVersion: "v1"\nkind: "ConfigMap"\nmetadata:\n  name: "my-web-app-config"/);
+  assert.match(yaml, /^apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: my-web-app-config/);
 });

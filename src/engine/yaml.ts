@@ -1,35 +1,40 @@
-// A tiny YAML emitter for the manifest endpoint: JSON-compatible values only (objects, arrays,
-// strings, numbers, booleans, null), multi-document output separated by `---`. Strings are
-// always double-quoted JSON strings, which YAML reads as the same strings.
+// YAML for the manifest endpoint, written by the `yaml` library: JSON-compatible values,
+// multi-document output separated by `---`. A string (key or value) is left plain only when it
+// reads back as the same string under both YAML 1.2 and YAML 1.1 (what Kubernetes' parser
+// follows: there `on`, `yes`, `y`, `off` are booleans); otherwise it is double-quoted, so
+// `null`, `true`, `yes`, `on`, `1e3`, `0o17`, `""`, `-` or a `<<` key never change on the way.
+import { Document, isScalar, parse, visit } from 'yaml';
 
-function scalar(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  return JSON.stringify(String(v));
-}
+const verdicts = new Map<string, boolean>();
 
-function key(k: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_./-]*$/.test(k) ? k : JSON.stringify(k);
-}
-
-function emit(v: unknown, indent: string): string {
-  if (Array.isArray(v)) {
-    if (v.length === 0) return ' []';
-    return v.map((item) => {
-      const inner = emit(item, indent + '  ');
-      return `\n${indent}-${inner.startsWith('\n') ? inner.replace(/^\n\s*/, ' ') : inner}`;
-    }).join('');
+function readsBackAsItself(text: string): boolean {
+  const known = verdicts.get(text);
+  if (known !== undefined) return known;
+  let same: boolean;
+  try {
+    same = parse(text, { version: '1.2', logLevel: 'silent' }) === text && parse(text, { version: '1.1', logLevel: 'silent' }) === text;
+  } catch {
+    same = false;
   }
-  if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    if (entries.length === 0) return ' {}';
-    return entries.map(([k, x]) => `\n${indent}${key(k)}:${emit(x, indent + '  ')}`).join('');
-  }
-  return ' ' + scalar(v);
+  if (verdicts.size < 10_000) verdicts.set(text, same);
+  return same;
 }
 
 export function toYamlDocument(value: unknown): string {
-  return emit(value, '').replace(/^\n/, '') + '\n';
+  const doc = new Document(value, { version: '1.2' });
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && !readsBackAsItself(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  // keys are scalars too; a plain `<<` key is YAML 1.1's merge key, so it is quoted as well
+  visit(doc, {
+    Pair(_key, pair) {
+      const k = pair.key;
+      if (isScalar(k) && typeof k.value === 'string' && (k.value === '<<' || !readsBackAsItself(k.value))) k.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
 }
 
 export function toYaml(documents: unknown[]): string {

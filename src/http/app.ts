@@ -41,7 +41,8 @@ function makeAjv(coerce: boolean): Ajv {
 /** JSON bodies; a NUL character (which PostgreSQL text cannot hold) is refused with 400 */
 function parseJsonBody(_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
   if (body === '') {
-    done(Object.assign(new Error('The request body is empty but Content-Type is application/json'), { statusCode: 400, code: 'FST_ERR_CTP_EMPTY_JSON_BODY' }));
+    // no body at all, whatever the content type: a route that needs one says so in validation
+    done(null, undefined);
     return;
   }
   let value: unknown;
@@ -75,6 +76,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  // clients (the Qovery SDK among them) send bodiless actions as form-urlencoded with no bytes:
+  // an absent body is accepted whatever its content type, a present non-JSON body is a 415
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    if (body.length === 0) done(null, undefined);
+    else done(Object.assign(new Error('Unsupported Content-Type'), { statusCode: 415, code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE' }));
+  });
   const bodyAjv = makeAjv(false);
   const otherAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));

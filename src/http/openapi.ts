@@ -2,7 +2,7 @@
 // registered (never restated by hand), with both security schemes and the error responses of
 // every operation. Served at /openapi.json; /docs renders it as a plain reference page.
 import type { RouteOptions } from 'fastify';
-import { ErrorBody } from './schemas.ts';
+import { ErrorBody, optionalBody } from './schemas.ts';
 
 interface RouteSchema {
   params?: { properties?: Record<string, unknown> };
@@ -81,7 +81,7 @@ function shareRepeatedSchemas(paths: Record<string, Record<string, any>>, compon
 }
 
 export function createOpenApiCollector(info: { version: string; publicUrl: string }) {
-  const operations: Array<{ method: string; url: string; schema: RouteSchema; isPublic: boolean }> = [];
+  const operations: Array<{ method: string; url: string; schema: RouteSchema; isPublic: boolean; bodyOptional: boolean }> = [];
   let cached: object | undefined;
 
   return {
@@ -92,7 +92,9 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       for (const method of methods) {
         if (method === 'HEAD' || method === 'OPTIONS') continue;
-        operations.push({ method: method.toLowerCase(), url, schema: (route.schema ?? {}) as RouteSchema, isPublic: config.public === true });
+        const hooks = [route.preValidation ?? []].flat();
+        const bodyOptional = hooks.includes(optionalBody as never);
+        operations.push({ method: method.toLowerCase(), url, schema: (route.schema ?? {}) as RouteSchema, isPublic: config.public === true, bodyOptional });
       }
       cached = undefined;
     },
@@ -127,7 +129,7 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
           description: op.schema.description,
           ...(op.isPublic ? { security: [] } : {}),
           parameters: parameters.length ? parameters : undefined,
-          requestBody: op.schema.body ? { required: true, content: { 'application/json': { schema: op.schema.body } } } : undefined,
+          requestBody: op.schema.body ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.schema.body } } } : undefined,
           responses,
         };
       }

@@ -47,3 +47,9 @@ export const BaseRecord = {
 
 /** response map entry of operations that answer 204 with no body */
 export const NoContent = { 204: Type.Null({ description: 'Success, no body' }) };
+
+/** preValidation hook of routes whose body is optional (actions): no body validates as {}; the
+ * OpenAPI document marks such request bodies as not required */
+export const optionalBody = async (req: { body: unknown }) => {
+  if (req.body === undefined || req.body === null) req.body = {};
+};

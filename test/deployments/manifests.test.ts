@@ -45,7 +45,7 @@ describe('service manifests', () => {
     const yaml = await t.request('GET', `/application/${app}/manifest?format=yaml`, { token: org.token });
     assert.equal(yaml.status, 200);
     assert.match(String(yaml.headers['content-type']), /yaml/);
-    assert.match(yaml.raw, /kind: "Deployment"/);
+    assert.match(yaml.raw, /^kind: Deployment$/m);
     assert.ok(!yaml.raw.includes('top-secret-value'));
   });
 

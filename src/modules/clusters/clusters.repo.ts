@@ -105,3 +105,13 @@ export async function ensureLocalCluster(db: Queryable, organizationId: string):
             not exists (select 1 from clusters where organization_id = $1 and is_default)
      where not exists (select 1 from clusters where organization_id = $1 and lower(name) = 'local')`, [organizationId]);
 }
+
+export async function clusterSettings(db: Queryable, clusterId: string, forUpdate = false): Promise<Record<string, unknown>> {
+  const rows = await db.query<{ advanced_settings: Record<string, unknown> }>(
+    `select advanced_settings from clusters where id = $1${forUpdate ? ' for update' : ''}`, [clusterId]);
+  return rows[0]?.advanced_settings ?? {};
+}
+
+export async function saveClusterSettings(tx: Queryable, clusterId: string, settings: Record<string, unknown>): Promise<void> {
+  await tx.query('update clusters set advanced_settings = $2::jsonb, updated_at = now() where id = $1', [clusterId, JSON.stringify(settings)]);
+}

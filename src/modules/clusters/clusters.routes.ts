@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { ClusterAdvancedSettings, ClusterAdvancedSettingsPatch } from './cluster-settings.ts';
 import { Cluster, ClusterList, ClusterRequest, ClusterStatus, ClusterStatusList } from './clusters.schemas.ts';
 
 const tags = ['Clusters'];
@@ -42,4 +43,10 @@ export function clusterRoutes(app: App, ctx: AppContext): void {
   app.get('/organization/:organizationId/cluster/:clusterId/status', {
     schema: { tags, operationId: 'getClusterStatus', params: ClusterParams, response: { 200: ClusterStatus } },
   }, async (req) => svc.status(req.principal, req.params.organizationId, req.params.clusterId));
+  app.get('/organization/:organizationId/cluster/:clusterId/advancedSettings', {
+    schema: { tags, operationId: 'getClusterAdvancedSettings', summary: 'The cluster\'s advanced settings, every key with its value (recorded; the local engines do not act on them yet)', params: ClusterParams, response: { 200: ClusterAdvancedSettings } },
+  }, async (req) => svc.advancedSettings(req.principal, req.params.organizationId, req.params.clusterId));
+  app.put('/organization/:organizationId/cluster/:clusterId/advancedSettings', {
+    schema: { tags, operationId: 'editClusterAdvancedSettings', summary: 'Change cluster advanced settings (ADMIN): the keys sent change, the others stay; answers the complete object', params: ClusterParams, body: ClusterAdvancedSettingsPatch, response: { 201: ClusterAdvancedSettings } },
+  }, async (req, reply) => reply.code(201).send(await svc.editAdvancedSettings(req.principal, req.params.organizationId, req.params.clusterId, req.body as Record<string, unknown>)));
 }

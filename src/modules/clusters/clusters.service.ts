@@ -8,6 +8,7 @@ import type { Principal } from '../access/principal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './clusters.repo.ts';
 import type { Cluster, ClusterRequest, ClusterStatus } from './clusters.schemas.ts';
+import { completeClusterSettings, storedClusterSettings, type ClusterAdvancedSettings } from './cluster-settings.ts';
 
 export interface ClustersService {
   list(p: Principal, organizationId: string, req: PageRequest): Promise<{ results: Cluster[]; pagination: PageInfo }>;
@@ -17,6 +18,8 @@ export interface ClustersService {
   remove(p: Principal, organizationId: string, clusterId: string): Promise<void>;
   status(p: Principal, organizationId: string, clusterId: string): Promise<ClusterStatus>;
   statuses(p: Principal, organizationId: string): Promise<{ results: ClusterStatus[] }>;
+  advancedSettings(p: Principal, organizationId: string, clusterId: string): Promise<ClusterAdvancedSettings>;
+  editAdvancedSettings(p: Principal, organizationId: string, clusterId: string, patch: Record<string, unknown>): Promise<ClusterAdvancedSettings>;
 }
 
 function toStatus(c: Cluster): ClusterStatus {
@@ -71,6 +74,21 @@ export function createClustersService(deps: { db: Db; organizations: Organizatio
     async status(p, organizationId, clusterId) {
       await organizations.authorize(p, organizationId, 'read');
       return toStatus(await load(organizationId, clusterId));
+    },
+    async advancedSettings(p, organizationId, clusterId) {
+      await organizations.authorize(p, organizationId, 'read');
+      await load(organizationId, clusterId);
+      return completeClusterSettings(await repo.clusterSettings(db, clusterId));
+    },
+    async editAdvancedSettings(p, organizationId, clusterId, patch) {
+      await organizations.authorize(p, organizationId, 'manage');
+      await load(organizationId, clusterId);
+      const stored = await db.transaction(async (tx) => {
+        const next = storedClusterSettings(await repo.clusterSettings(tx, clusterId, true), patch);
+        await repo.saveClusterSettings(tx, clusterId, next);
+        return next;
+      });
+      return completeClusterSettings(stored);
     },
     async statuses(p, organizationId) {
       await organizations.authorize(p, organizationId, 'read');

@@ -224,3 +224,23 @@ export async function recordBuild(db: Queryable, id: string, gitCommitId: string
   await db.query('update deployments set git_commit_id = coalesce(git_commit_id, $2), image_tag = $3, updated_at = now() where id = $1',
     [id, gitCommitId, imageTag]);
 }
+
+export async function environmentServiceStates(db: Queryable, environmentId: string) {
+  const rows = await db.query<{ id: string; type: string; state: string; deployment_status: string; last_deployment_at: Date | null }>(
+    'select id, type, state, deployment_status, last_deployment_at from services where environment_id = $1 order by created_at, id', [environmentId]);
+  return rows.map((r) => ({ ...r, last_deployment_at: iso(r.last_deployment_at) }));
+}
+
+/** the newest deployments of an environment (newest first) */
+export async function latestOfEnvironment(db: Queryable, environmentId: string, limit: number): Promise<DeploymentRow[]> {
+  return db.query<DeploymentRow>(
+    `select ${COLUMNS} ${FROM} where d.environment_id = $1 order by d.created_at desc, d.position desc limit $2`, [environmentId, limit]);
+}
+
+export async function listEnvironmentHistory(db: Queryable, environmentId: string, limit: number | null, offset: number) {
+  const rows = await db.query<DeploymentRow>(
+    `select ${COLUMNS} ${FROM} where d.environment_id = $1 order by d.created_at desc, d.position desc limit $2 offset $3`,
+    [environmentId, limit, offset]);
+  const total = await db.query<{ n: number }>('select count(*)::int as n from deployments where environment_id = $1', [environmentId]);
+  return { items: rows.map(toRecord), total: total[0]!.n };
+}

@@ -5,10 +5,11 @@ import type { TSchema } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { PageQuery, idParams } from '../../http/schemas.ts';
+import { PageQuery, idParams, optionalBody } from '../../http/schemas.ts';
 import type { DeploymentAction } from './deployments.rules.ts';
 import {
-  ApplicationDeployRequest, CancelRequest, ContainerDeployRequest, Deployment, DeploymentList, DeploymentLogList,
+  ApplicationDeployRequest, CancelRequest, ContainerDeployRequest, Deployment, DeploymentHistoryList, DeploymentList, DeploymentLogList,
+  EnvironmentStatus, EnvironmentStatuses,
   DeploymentLogQuery, EmptyRequest, EnvironmentActionResult, HistoryQuery, JobDeployRequest, ManifestList, ManifestQuery,
   ServiceLogList, ServiceLogQuery,
 } from './deployments.schemas.ts';
@@ -31,10 +32,17 @@ const ACTIONS: Array<{ segment: string; action: DeploymentAction; verb: string }
   { segment: 'uninstall', action: 'UNINSTALL', verb: 'uninstall' },
 ];
 
-/** actions take an optional body: a request without one validates as {} */
-export const optionalBody = async (req: { body: unknown }) => {
-  if (req.body === undefined || req.body === null) req.body = {};
-};
+export { optionalBody };
+
+function historyPage(query: unknown) {
+  const q = query as { page?: number; page_size?: number; pageSize?: number };
+  return pageRequest({ page: q.page, page_size: q.page_size ?? q.pageSize }, 'history');
+}
+
+/** the public clients read `page` and `page_size` at the top of paginated histories */
+function withPageMembers<T extends { pagination: { page: number; page_size: number } }>(list: T): T & { page: number; page_size: number } {
+  return { ...list, page: list.pagination.page, page_size: list.pagination.page_size };
+}
 
 export function deploymentRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.deployments;
@@ -54,12 +62,14 @@ export function deploymentRoutes(app: App, ctx: AppContext): void {
       }, async (req, reply) => reply.code(202).send(
         await svc.act(req.principal, id(req), f.type, f.label, a.action, (req.body ?? {}) as { git_commit_id?: string | null; image_tag?: string | null })));
     }
-    app.get(`/${f.path}/:${f.param}/deploymentHistoryV2`, {
-      schema: { tags, operationId: `list${f.op}DeploymentHistoryV2`, params, querystring: HistoryQuery, response: { 200: DeploymentList } },
-    }, async (req) => {
-      const q = req.query as { page?: number; page_size?: number; pageSize?: number };
-      return svc.history(req.principal, id(req), f.type, f.label, pageRequest({ page: q.page, page_size: q.page_size ?? q.pageSize }, 'history'));
-    });
+    for (const version of ['', 'V2']) {
+      app.get(`/${f.path}/:${f.param}/deploymentHistory${version}`, {
+        schema: {
+          tags, operationId: `list${f.op}DeploymentHistory${version}`, params, querystring: HistoryQuery, response: { 200: DeploymentHistoryList },
+          summary: `The ${f.label.toLowerCase()}'s deployments, newest first (20 a page by default)${version ? '' : '; the same list as deploymentHistoryV2'}`,
+        },
+      }, async (req) => withPageMembers(await svc.history(req.principal, id(req), f.type, f.label, historyPage(req.query))));
+    }
     app.get(`/${f.path}/:${f.param}/log`, {
       schema: { tags, operationId: `list${f.op}Log`, summary: 'The last lines of the build, deployment and runtime logs', params, querystring: ServiceLogQuery, response: { 200: ServiceLogList } },
     }, async (req) => svc.serviceLogs(req.principal, id(req), f.type, f.label, (req.query as { tail?: number }).tail ?? 1000));
@@ -86,6 +96,15 @@ export function deploymentRoutes(app: App, ctx: AppContext): void {
     preValidation: optionalBody,
     schema: { tags: envTags, operationId: 'cancelEnvironmentDeployment', params: envParams, body: CancelRequest, response: { 202: EnvironmentActionResult } },
   }, async (req, reply) => reply.code(202).send(await svc.cancelEnvironment(req.principal, req.params.environmentId)));
+  app.get('/environment/:environmentId/status', {
+    schema: { tags: envTags, operationId: 'getEnvironmentStatus', summary: 'What the environment is doing and how its last deployment went', params: envParams, response: { 200: EnvironmentStatus } },
+  }, async (req) => svc.environmentStatus(req.principal, req.params.environmentId));
+  app.get('/environment/:environmentId/statuses', {
+    schema: { tags: envTags, operationId: 'getEnvironmentStatuses', summary: 'The environment\'s status and each of its services\' statuses, by type', params: envParams, response: { 200: EnvironmentStatuses } },
+  }, async (req) => svc.environmentStatuses(req.principal, req.params.environmentId));
+  app.get('/environment/:environmentId/deploymentHistoryV2', {
+    schema: { tags: envTags, operationId: 'listEnvironmentDeploymentHistoryV2', summary: 'Every deployment of the environment\'s services, newest first (20 a page by default)', params: envParams, querystring: HistoryQuery, response: { 200: DeploymentHistoryList } },
+  }, async (req) => withPageMembers(await svc.environmentHistory(req.principal, req.params.environmentId, historyPage(req.query))));
   app.get('/environment/:environmentId/deploymentQueue', {
     schema: { tags: envTags, operationId: 'listDeploymentRequestByEnvironmentId', summary: 'Deployments waiting or running, in order', params: envParams, querystring: PageQuery, response: { 200: DeploymentList } },
   }, async (req) => svc.queue(req.principal, req.params.environmentId, pageRequest(req.query, 'configuration')));

@@ -83,3 +83,44 @@ export const ManifestQuery = Type.Object({
 export const ManifestList = Type.Object({
   results: Type.Array(Type.Record(Type.String(), Type.Unknown())),
 });
+
+/** histories also carry `page` and `page_size` at the top (the public clients' paginated lists) */
+export const DeploymentHistoryList = Type.Object({
+  ...DeploymentList.properties,
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+});
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const EnvironmentStatus = Type.Object({
+  id: Uuid,
+  state: Type.String({ description: 'the running deployment\'s status, else DEPLOYED, STOPPED, READY (never deployed) or the last error status' }),
+  last_deployment_date: Nullable(Timestamp),
+  last_deployment_state: Type.String(),
+  last_deployment_id: Type.Union([Uuid, Type.Null()]),
+  total_deployment_duration_in_seconds: Type.Union([Type.Integer(), Type.Null()]),
+  origin: NullableString,
+  triggered_by: NullableString,
+  deployment_status: Type.String({ description: 'NEVER_DEPLOYED, OUT_OF_DATE or UP_TO_DATE' }),
+  deployment_request_id: Type.Union([Uuid, Type.Null()]),
+}, { title: 'EnvironmentStatus' });
+
+const StatusEntry = Type.Object({
+  id: Uuid,
+  state: Type.String(),
+  service_deployment_status: Type.String(),
+  last_deployment_date: Nullable(Timestamp),
+  is_part_last_deployment: Type.Boolean(),
+}, { title: 'Status' });
+
+export const EnvironmentStatuses = Type.Object({
+  environment: EnvironmentStatus,
+  applications: Type.Array(StatusEntry),
+  containers: Type.Array(StatusEntry),
+  jobs: Type.Array(StatusEntry),
+  databases: Type.Array(StatusEntry),
+  helms: Type.Array(StatusEntry),
+  terraforms: Type.Array(StatusEntry),
+  agentic_workflows: Type.Array(StatusEntry),
+});

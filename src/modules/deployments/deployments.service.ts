@@ -15,6 +15,7 @@ import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './deployments.repo.ts';
 import { runningControllers, settle } from './deployments.lifecycle.ts';
 import { QUEUED_STATE, STABLE_STATES, type DeploymentAction, type DeploymentRecord } from './deployments.rules.ts';
+import { durationSeconds, environmentDeploymentStatus, environmentState, groupStatuses, type LastDeployment, type StatusGroups } from './environment-status.rules.ts';
 
 export { deploymentSettledHooks } from './deployments.lifecycle.ts';
 export type { DeploymentAction, DeploymentRecord } from './deployments.rules.ts';
@@ -37,6 +38,12 @@ export interface EnvironmentActionResult {
   deployments: DeploymentRecord[];
 }
 
+export interface EnvironmentStatus {
+  id: string; state: string; last_deployment_date: string | null; last_deployment_state: string; last_deployment_id: string | null;
+  total_deployment_duration_in_seconds: number | null; origin: string | null; triggered_by: string | null;
+  deployment_status: string; deployment_request_id: string | null;
+}
+
 export interface LogLine { id: string; created_at: string; message: string; kind: string; deployment_id: string | null; service_id: string }
 
 export interface DeploymentsService {
@@ -51,6 +58,9 @@ export interface DeploymentsService {
   history(p: Principal, serviceId: string, type: string, label: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
   serviceLogs(p: Principal, serviceId: string, type: string, label: string, tail: number): Promise<{ results: LogLine[] }>;
   deploymentLogs(p: Principal, deploymentId: string, req: PageRequest, tail: number | undefined): Promise<{ results: LogLine[]; pagination: ReturnType<typeof page>['pagination'] }>;
+  environmentStatus(p: Principal, environmentId: string): Promise<EnvironmentStatus>;
+  environmentStatuses(p: Principal, environmentId: string): Promise<StatusGroups & { environment: EnvironmentStatus }>;
+  environmentHistory(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
 }
 
 function toLine(r: repo.LogRow): LogLine {
@@ -91,8 +101,46 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
     return { id: environmentId, state: deployments[0]?.status ?? 'READY', deployment_request_id: deployments[0]?.id ?? null, deployments };
   }
 
+  /** the environment's status and the ids of the services its last request touched */
+  async function statusOf(environmentId: string) {
+    const services = await repo.environmentServiceStates(db, environmentId);
+    const latest = (await repo.latestOfEnvironment(db, environmentId, 100)).map(repo.toRecord);
+    const headId = await repo.queueHead(db, environmentId);
+    const headRow = headId ? await repo.findDeployment(db, headId) : null;
+    const head = headRow ? (repo.toRecord(headRow) as LastDeployment) : null;
+    const last = (latest[0] ?? null) as LastDeployment | null;
+    const lastBatch = new Set(latest.filter((d) => d.created_at === last?.created_at).map((d) => d.service_id));
+    const status: EnvironmentStatus = {
+      id: environmentId,
+      state: environmentState(services, head, last),
+      last_deployment_date: last?.created_at ?? null,
+      last_deployment_state: last?.status ?? 'READY',
+      last_deployment_id: last?.id ?? null,
+      total_deployment_duration_in_seconds: durationSeconds(last),
+      origin: last?.origin ?? null,
+      triggered_by: last?.triggered_by ?? null,
+      deployment_status: environmentDeploymentStatus(services),
+      deployment_request_id: head?.id ?? last?.id ?? null,
+    };
+    return { status, services, lastBatch };
+  }
+
   return {
     request,
+    async environmentStatus(p, environmentId) {
+      await scope.environment(p, environmentId, 'read');
+      return (await statusOf(environmentId)).status;
+    },
+    async environmentStatuses(p, environmentId) {
+      await scope.environment(p, environmentId, 'read');
+      const { status, services, lastBatch } = await statusOf(environmentId);
+      return { environment: status, ...groupStatuses(services, lastBatch) };
+    },
+    async environmentHistory(p, environmentId, req) {
+      await scope.environment(p, environmentId, 'read');
+      const { items, total } = await repo.listEnvironmentHistory(db, environmentId, req.limit, req.offset);
+      return page(req, items, total);
+    },
     async act(p, serviceId, type, label, action, body = {}) {
       const s = await scope.service(p, serviceId, 'write', type, label);
       if (s.deleting) throw conflict('The environment is being deleted; no action can be taken on its services');

@@ -11,6 +11,15 @@ import {
   ContainerAdvancedSettingsSchema, JobAdvancedSettingsPatchSchema, JobAdvancedSettingsSchema, defaultAdvancedSettings, type ServiceKind,
 } from './advanced-settings/index.ts';
 import { ServiceListItem, ServiceStatus } from './common.schemas.ts';
+import { serviceLinks } from './links.ts';
+import { Type } from 'typebox';
+
+const LinkList = Type.Object({
+  results: Type.Array(Type.Object({
+    service_id: Type.String({ format: 'uuid' }), service_type: Type.String(), url: Type.String(), internal_port: Type.Integer(),
+    external_port: Type.Integer(), is_qovery_domain: Type.Boolean(), is_default: Type.Boolean(),
+  }, { title: 'Link' })),
+});
 
 const TYPES = [
   { path: 'application', type: 'APPLICATION', label: 'Application', tag: 'Applications', status: 'getApplicationStatus' },
@@ -37,6 +46,16 @@ export function serviceRoutes(app: App, ctx: AppContext): void {
     app.get(`/${t.path}/:${idName}/status`, {
       schema: { tags: [t.tag], operationId: t.status, params: idParams(idName), response: { 200: ServiceStatus } },
     }, async (req) => svc.status(req.principal, (req.params as Record<string, string>)[idName]!, t.type, t.label));
+  }
+
+  for (const t of [TYPES[0], TYPES[1]]) {
+    const idName = `${t.path}Id`;
+    app.get(`/${t.path}/:${idName}/link`, {
+      schema: {
+        tags: [t.tag], operationId: `list${t.label}Links`, params: idParams(idName), response: { 200: LinkList },
+        summary: 'Public URLs of the publicly accessible ports (INGRESS_DOMAIN, INGRESS_PORT); on the simulated engine nothing is deployed, so they do not answer',
+      },
+    }, async (req) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc }, req.principal, (req.params as Record<string, string>)[idName]!, t.type, t.label));
   }
 
   for (const s of SETTINGS) {

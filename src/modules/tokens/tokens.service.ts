@@ -47,8 +47,11 @@ export function createTokensService(deps: { db: Db; access: AccessService; ident
         if (!role) throw badRequest(body.role_id ? 'role_id is not a known role' : 'role must be one of OWNER, ADMIN, DEVOPS, VIEWER');
       } else if (body.scope === 'ADMIN') {
         role = 'ADMIN';
+      } else if (body.role_id === null) {
+        // an explicit null role_id (the public clients' type allows it): the least privilege
+        role = 'VIEWER';
       } else {
-        throw badRequest('role or role_id is required');
+        throw badRequest('role or role_id is required (role_id null gives a VIEWER token)');
       }
       if (!canGrant(myRole, role)) throw forbidden(`Your role ${myRole} cannot create a ${role} token`);
       return issue(db, orgId, body.name, role, body.description ?? '', p);

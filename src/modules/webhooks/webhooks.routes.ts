@@ -2,8 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
-import { optionalBody } from '../deployments/deployments.routes.ts';
+import { NoContent, PageQuery, idParams, optionalBody } from '../../http/schemas.ts';
 import { EmptyRequest } from '../deployments/deployments.schemas.ts';
 import { Webhook, WebhookCreateRequest, WebhookCreated, WebhookEditRequest, WebhookEvent, WebhookEventList, WebhookList } from './webhooks.schemas.ts';
 
