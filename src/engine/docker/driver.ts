@@ -169,8 +169,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
         if (outcome.exitCode !== 0) throw new EngineFailure('stop', `The job's on_stop run ${outcome.reason} after ${outcome.attempts} attempt(s)`);
         await log('DEPLOY', `Job on_stop finished with exit code 0 after ${outcome.attempts} attempt(s)`);
       }
-      const replicas = (await listReplicas(docker, service.id)).filter((c) => c.State === 'running' || c.State === 'restarting');
-      for (const route of new Set(replicas.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
+      const all = await listReplicas(docker, service.id);
+      for (const route of new Set(all.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
+      const replicas = all.filter((c) => c.State === 'running' || c.State === 'restarting');
       await log('DEPLOY', `Stopping ${replicas.length} replica(s) (data and configuration kept)`);
       await Promise.all(replicas.map((c) => docker.getContainer(c.Id).stop({ t: 10 }).catch((err: { statusCode?: number }) => {
         if (err.statusCode !== 304 && err.statusCode !== 404) throw err;

@@ -59,12 +59,18 @@ export async function markRuntimeFailure(tx: Queryable, deps: { queue: TaskQueue
   return true;
 }
 
-/** a service in ERROR after a runtime failure whose replicas all run again is RUNNING */
+/** after these, the replicas of the last good deployment may still serve (a failed rollout keeps the old version) */
+const SERVING_AFTER = new Set(['DEPLOYED', 'RESTARTED', 'DEPLOYMENT_ERROR', 'BUILD_ERROR', 'RESTART_ERROR']);
+
+/**
+ * A service in ERROR whose current replicas all run is RUNNING: Docker brought a crashed replica
+ * back, or a failed deployment left the previous version serving. Status is what runs.
+ */
 export async function markRecovered(tx: Queryable, serviceId: string): Promise<boolean> {
   const s = await current(tx, serviceId, true);
-  if (!s || s.state !== 'ERROR' || s.last_status !== 'DEPLOYED') return false;
+  if (!s || s.state !== 'ERROR' || !s.generation || !SERVING_AFTER.has(s.last_status ?? '')) return false;
   await repo.setServiceState(tx, s.id, 'RUNNING');
-  await repo.insertLog(tx, s.generation, s.id, 'DEPLOY', 'All replicas are running again');
+  await repo.insertLog(tx, s.generation, s.id, 'DEPLOY', 'Every replica of the current version is running');
   return true;
 }
 
