@@ -71,7 +71,7 @@ export function createServices(parts: ContextParts): Services {
   const mcpServers = createMcpServersService({ db, sealer: parts.sealer, organizations });
   const workflows = createWorkflowsService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
   const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments });
-  const services = createServicesService({ db, sealer: parts.sealer, scope });
+  const services = createServicesService({ db, sealer: parts.sealer, scope, appContext });
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
   all = { jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };

@@ -219,7 +219,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
         const volumes = await docker.listVolumes({ filters: labelFilter({ 'berth.service_id': service.id }) });
         const named = (volumes.Volumes ?? []).map((v) => v.Name);
         for (const name of new Set([...named, volumeName(service.id, 'data')])) await docker.getVolume(name).remove().catch(() => {});
-        await log('DEPLOY', 'Removed the service\'s volumes');
+        const images = await docker.listImages({ filters: labelFilter({ 'berth.service_id': service.id }) });
+        for (const image of images) await docker.getImage(image.Id).remove({ force: true }).catch(() => {});
+        await log('DEPLOY', `Removed the service's volumes and ${images.length} image(s) built for it`);
       }
     },
     async status(service: DriverService): Promise<RuntimeStatus> {

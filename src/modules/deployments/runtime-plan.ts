@@ -5,14 +5,17 @@
 import type { AppContext } from '../../context.ts';
 import { imageReference, registryAuthFor } from '../../engine/docker/images.ts';
 import type { JobPlan, PortPlan, ProbePlan, RuntimePlan, SourcePlan } from '../../engine/plan.ts';
+import type { Queryable } from '../../db/db.ts';
 import { notFound } from '../../lib/errors.ts';
+import { registryCredentials } from '../registries/registries.service.ts';
 import type { Healthchecks, Probe, Registry } from '../services/common.schemas.ts';
 import { defaultPort } from '../services/databases/database.rules.ts';
 import { loadServiceSpec } from '../services/service-spec.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import { serviceHost } from '../variables/effective.rules.ts';
 
-type Ctx = Pick<AppContext, 'db' | 'sealer' | 'services'>;
+/** reads go through `db` only, so a plan can be built inside a transaction */
+type Ctx = { db: Queryable; sealer: AppContext['sealer'] };
 
 function probePlan(probe: Probe | null | undefined): ProbePlan | null {
   if (!probe) return null;
@@ -33,7 +36,7 @@ function probes(h: Healthchecks | undefined): Pick<RuntimePlan, 'readiness' | 'l
 }
 
 async function imageSource(ctx: Ctx, organizationId: string, registry: Registry | null, imageName: string, tag: string): Promise<SourcePlan> {
-  const credentials = registry ? await ctx.services.registries.credentials(organizationId, registry.id) : null;
+  const credentials = registry ? await registryCredentials(ctx.db, ctx.sealer, organizationId, registry.id) : null;
   const ref = imageReference(registry?.url ?? null, imageName, tag);
   const auth = registry ? registryAuthFor({ kind: registry.kind, url: registry.url, credentials }, ref) : null;
   return { kind: 'image', ref, auth };

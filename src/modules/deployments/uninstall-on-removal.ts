@@ -1,40 +1,63 @@
-// Deleting an environment (alone, or with its project) asks the engine to uninstall what was
-// deployed there. The removal hook runs inside the deleting transaction, where no engine call may
-// wait, so it records a snapshot of every deployed service in an `engine.uninstall` task; the
-// worker (src/workers/engine-uninstall.ts) then calls the driver's uninstall for each.
+// Deleting an environment (alone, or with its project) or a single service asks the engine to
+// uninstall what was deployed, volumes included. The removal hooks run inside the deleting
+// transaction, where no engine call may wait, so they record a snapshot of every deployed
+// service in an `engine.uninstall` task; the worker (src/workers/engine-uninstall.ts) then calls
+// the driver's uninstall for each. A lifecycle job with an on_delete command carries its runtime
+// plan, sealed (it holds opened secrets), so the command can still run once the rows are gone.
 import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/db.ts';
 import type { DriverService } from '../../engine/engine.ts';
+import type { RuntimePlan } from '../../engine/plan.ts';
 import { environmentRemovalHooks } from '../environments/environments.removal.ts';
+import { serviceRemovalHooks } from '../services/services.service.ts';
+import { buildRuntimePlan } from './runtime-plan.ts';
 
-type Ctx = Pick<AppContext, 'queue' | 'config' | 'logger' | 'engine'>;
+type Ctx = Pick<AppContext, 'queue' | 'config' | 'logger' | 'engine' | 'sealer'>;
 
-async function snapshotDeployed(tx: Queryable, environmentIds: string[]): Promise<DriverService[]> {
-  const rows = await tx.query<{ id: string; type: string; name: string; slug: string; environment_id: string; project_id: string; organization_id: string; spec: Record<string, unknown>; advanced_settings: Record<string, unknown> }>(
+type Snapshot = DriverService & { sealedPlan?: string };
+
+async function snapshotDeployed(tx: Queryable, ctx: Pick<AppContext, 'engine' | 'sealer'>, where: 'environment_id' | 'id', ids: string[]): Promise<Snapshot[]> {
+  const rows = await tx.query<{ id: string; type: string; name: string; slug: string; environment_id: string; project_id: string; organization_id: string; spec: Record<string, any>; advanced_settings: Record<string, unknown> }>(
     `select id, type, name, slug, environment_id, project_id, organization_id, spec, advanced_settings from services
-      where environment_id = any($1::uuid[]) and deployment_status <> 'NEVER_DEPLOYED'`, [environmentIds]);
-  return rows.map((r) => ({
-    id: r.id, type: r.type, name: r.name, slug: r.slug, environmentId: r.environment_id, spec: r.spec ?? {},
-    advancedSettings: r.advanced_settings ?? {}, gitCommitId: null, imageTag: null, projectId: r.project_id, organizationId: r.organization_id,
-  }));
+      where ${where} = any($1::uuid[]) and deployment_status <> 'NEVER_DEPLOYED'`, [ids]);
+  const out: Snapshot[] = [];
+  for (const r of rows) {
+    const snapshot: Snapshot = {
+      id: r.id, type: r.type, name: r.name, slug: r.slug, environmentId: r.environment_id, spec: r.spec ?? {},
+      advancedSettings: r.advanced_settings ?? {}, gitCommitId: null, imageTag: null, projectId: r.project_id, organizationId: r.organization_id,
+    };
+    if (ctx.engine.real && r.type === 'JOB' && r.spec?.schedule?.on_delete) {
+      const plan = await buildRuntimePlan({ db: tx, sealer: ctx.sealer }, r.id);
+      const image = await tx.query<{ image_tag: string | null }>(
+        `select image_tag from deployments where service_id = $1 and status = 'DEPLOYED' order by finished_at desc nulls last limit 1`, [r.id]);
+      snapshot.imageTag = image[0]?.image_tag ?? null;
+      snapshot.sealedPlan = ctx.sealer.seal(JSON.stringify(plan));
+    }
+    out.push(snapshot);
+  }
+  return out;
 }
 
 let registered = false;
-/** installs the removal hook (once per process) */
+/** installs the removal hooks (once per process) */
 export function registerEngineUninstallOnRemoval(): void {
   if (registered) return;
   registered = true;
   environmentRemovalHooks.push(async (tx, ctx, { environmentIds }) => {
-    const services = await snapshotDeployed(tx, environmentIds);
+    const services = await snapshotDeployed(tx, ctx, 'environment_id', environmentIds);
+    if (services.length > 0) await ctx.queue.enqueue(tx, 'engine.uninstall', { services: services as unknown as Record<string, unknown>[] });
+  });
+  serviceRemovalHooks.push(async (tx, ctx, serviceIds) => {
+    const services = await snapshotDeployed(tx, ctx, 'id', serviceIds);
     if (services.length > 0) await ctx.queue.enqueue(tx, 'engine.uninstall', { services: services as unknown as Record<string, unknown>[] });
   });
 }
 
-export async function runEngineUninstall(ctx: Ctx, services: DriverService[]): Promise<void> {
-  for (const service of services) {
+export async function runEngineUninstall(ctx: Ctx, services: Snapshot[]): Promise<void> {
+  for (const { sealedPlan, ...service } of services) {
     const log = async (_kind: string, message: string) => { ctx.logger.info({ serviceId: service.id }, message); };
-    // the environment is gone for good: its volumes go with it
-    await ctx.engine.uninstall(service, log, AbortSignal.timeout(5 * 60_000), { purge: true });
+    const plan = sealedPlan ? JSON.parse(ctx.sealer.open(sealedPlan)) as RuntimePlan : undefined;
+    // the service is gone for good: its volumes and images go with it
+    await ctx.engine.uninstall({ ...service, ...(plan ? { plan } : {}) }, log, AbortSignal.timeout(5 * 60_000), { purge: true });
   }
 }
-

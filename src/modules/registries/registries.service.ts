@@ -102,8 +102,13 @@ export function createRegistriesService(deps: { db: Db; organizations: Organizat
       return repo.findRegistryRef(q ?? db, organizationId, registryId);
     },
     async credentials(organizationId, registryId) {
-      const r = await repo.findRegistry(db, organizationId, registryId);
-      return r?.configSealed ? openSecrets(r.configSealed) : null;
+      return registryCredentials(db, sealer, organizationId, registryId);
     },
   };
+}
+
+/** a registry's decrypted credentials, read with the caller's handle (works inside a transaction); null when none */
+export async function registryCredentials(db: Queryable, sealer: Sealer, organizationId: string, registryId: string): Promise<Record<string, string> | null> {
+  const r = await repo.findRegistry(db, organizationId, registryId);
+  return r?.configSealed ? JSON.parse(sealer.open(r.configSealed)) as Record<string, string> : null;
 }

@@ -3,6 +3,7 @@
 // create/get/list/edit/remove through a per-type handler, status, the environment's listing of
 // every service, and advanced settings. Deletion lives only in `remove` (the deployments engineer
 // hooks engine uninstall there).
+import type { AppContext } from '../../context.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -82,7 +83,10 @@ export function toStatus(row: ServiceRow): ServiceStatus {
   return { id: row.id, state: row.state, service_deployment_status: row.deployment_status, last_deployment_date: iso(row.last_deployment_at) };
 }
 
-export function createServicesService(deps: { db: Db; sealer: Sealer; scope: ScopeService }): ServicesService {
+/** modules that must act before a service disappears (engine uninstall) push a hook here; it runs in the deleting transaction */
+export const serviceRemovalHooks: Array<(tx: Queryable, ctx: AppContext, serviceIds: string[]) => Promise<void>> = [];
+
+export function createServicesService(deps: { db: Db; sealer: Sealer; scope: ScopeService; appContext?: () => AppContext }): ServicesService {
   const { db, sealer, scope } = deps;
 
   async function present<R>(h: ServiceTypeHandler<any, any, R>, rows: ServiceRow[], env: EnvironmentScope): Promise<R[]> {
@@ -147,7 +151,10 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
     },
     async remove(p, id, type, label = 'Service') {
       await scope.service(p, id, 'write', type, label);
-      if (!(await repo.deleteService(db, id))) throw notFound(label);
+      await db.transaction(async (tx) => {
+        if (deps.appContext) for (const hook of serviceRemovalHooks) await hook(tx, deps.appContext(), [id]);
+        if (!(await repo.deleteService(tx, id))) throw notFound(label);
+      });
     },
     async status(p, id, type, label) {
       const { row } = await authorizedRow(p, id, type, label, 'read');
