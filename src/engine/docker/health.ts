@@ -14,6 +14,9 @@ export interface ProbeTarget {
   notRunning(): Promise<string | null>;
 }
 
+/** how long a TCP probe's connection must stay open to count as accepted */
+const TCP_HOLD_MS = 300;
+
 export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<{ ok: boolean; detail: string }> {
   const timeoutMs = Math.max(1, probe.timeoutSeconds) * 1000;
   if (probe.kind === 'exec') {
@@ -30,7 +33,12 @@ export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<
     return new Promise((resolve) => {
       const socket = connect({ host: '127.0.0.1', port, timeout: timeoutMs });
       const done = (ok: boolean, detail: string) => { socket.destroy(); resolve({ ok, detail }); };
-      socket.once('connect', () => done(true, `tcp ${probe.port} accepts connections`));
+      // a port published through Docker's userland proxy accepts every connection and closes it
+      // at once when nothing listens in the container: only a connection that stays open counts
+      socket.once('connect', () => {
+        const held = setTimeout(() => done(true, `tcp ${probe.port} accepts connections`), TCP_HOLD_MS);
+        socket.once('close', () => { clearTimeout(held); done(false, `tcp ${probe.port}: closed at once (nothing listens yet)`); });
+      });
       socket.once('timeout', () => done(false, `tcp ${probe.port}: timed out`));
       socket.once('error', (err) => done(false, `tcp ${probe.port}: ${err.message}`));
     });
