@@ -9,6 +9,8 @@ import type { DockerDriver } from '../engine/docker/driver.ts';
 import { labelFilter, parseRoutes } from '../engine/docker/naming.ts';
 import { observeDocker, type DockerObserver } from '../engine/docker/observer.ts';
 import { publishedPorts } from '../engine/docker/replicas.ts';
+import { livenessChecker } from '../engine/docker/liveness.ts';
+import { insertLog } from '../modules/deployments/deployments.repo.ts';
 import {
   holdLease, insertRuntimeLine, lastRuntimeLineAt, markRecovered, markRuntimeFailure, releaseLease, serviceStates,
 } from '../modules/deployments/runtime-state.ts';
@@ -26,6 +28,7 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
   const holder = randomUUID();
   const deps = { queue: ctx.queue };
   let observer: DockerObserver | null = null;
+  const liveness = livenessChecker(docker);
   let stopped = false;
   const onError = (err: unknown) => ctx.logger.warn({ err }, 'engine observer');
 
@@ -58,6 +61,9 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
         }
       }
     }
+    const runningServices = new Set([...states].filter(([, s]) => s.state === 'RUNNING').map(([id]) => id));
+    await liveness.check(replicas.filter((c) => runningServices.has(c.Labels['berth.service_id']!) && c.Labels['berth.generation'] === states.get(c.Labels['berth.service_id']!)?.generation),
+      (c, detail) => insertLog(ctx.db, states.get(c.Labels['berth.service_id']!)?.generation ?? null, c.Labels['berth.service_id']!, 'DEPLOY', detail));
     await observer?.followRunning();
   }
 

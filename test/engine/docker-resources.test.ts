@@ -85,8 +85,10 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
   test('a container is pulled from an authenticated registry with the registry\'s credentials', async () => {
     const created = await berth.api('POST', `/environment/${envId}/container`, {
       name: 'hello', registry_id: registryId, image_name: 'hello', tag: '1', ports: [{ internal_port: 3000, publicly_accessible: true }], memory: 32, cpu: 100,
+      min_running_instances: 2, max_running_instances: 2,
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
+    await berth.api('POST', `/container/${created.body.id}/secret`, { key: 'TLS_KEY', value: 'very secret', mount_path: '/etc/hello/key.pem' });
     await docker.getImage(`${registry.address}/hello:1`).remove({ force: true }).catch(() => {});
     const d = await berth.api('POST', `/container/${created.body.id}/deploy`);
     const final = await berth.settle(d.body.id);
@@ -96,12 +98,32 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     const link = (await berth.api('GET', `/container/${created.body.id}/link`)).body;
     const url = (link.results ?? link).find((l: any) => l.is_default).url;
     assert.deepEqual(await viaIngress(berth.ingressPort, hostOf(url)), { status: 200, body: 'from the registry\n' });
-    const [replica] = await docker.listContainers({ filters: { label: [`berth.service_id=${created.body.id}`] } });
-    const inspected = await docker.getContainer(replica!.Id).inspect();
+    const running = await docker.listContainers({ filters: { label: [`berth.service_id=${created.body.id}`] } });
+    assert.equal(running.length, 2, 'min_running_instances replicas');
+    const inspected = await docker.getContainer(running[0]!.Id).inspect();
+    const exec = await docker.getContainer(running[0]!.Id).exec({ Cmd: ['cat', '/etc/hello/key.pem'], AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    let file = '';
+    stream.on('data', (d: Buffer) => { file += d.toString('utf8'); });
+    await new Promise((r) => stream.on('end', r));
+    assert.match(file, /very secret/, 'a secret with a mount_path is a file in the container');
+    assert.ok(!inspected.Config.Env.some((e) => e.includes('very secret')), 'and not in the environment');
     assert.equal(inspected.HostConfig.Memory, 32 * 1024 * 1024, 'memory limit in MiB');
     assert.equal(inspected.HostConfig.NanoCpus, 100_000_000, 'cpu limit in millicores');
     assert.equal(inspected.HostConfig.RestartPolicy?.Name, 'unless-stopped');
     assert.ok(!(inspected.Mounts ?? []).some((m) => m.Source?.includes('docker.sock')), 'never the Docker socket');
+  });
+
+  test('a replica failing its liveness probe is restarted by berth', async () => {
+    const created = await berth.api('POST', `/environment/${envId}/container`, {
+      name: 'flappy', registry_id: registryId, image_name: 'hello', tag: '1', ports: [{ internal_port: 3000, publicly_accessible: false }], memory: 32, cpu: 100,
+      healthchecks: { liveness_probe: { type: { http: { path: '/missing', port: 3000 } }, period_seconds: 1, failure_threshold: 2, timeout_seconds: 1, initial_delay_seconds: 0 } },
+    });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal((await berth.settle((await berth.api('POST', `/container/${created.body.id}/deploy`)).body.id)).status, 'DEPLOYED');
+    await eventually(async () => (await berth.api('GET', `/container/${created.body.id}/log`)).body.results
+      .some((l: any) => /liveness probe failed 2 time\(s\) in a row \(GET \/missing answered 404\): replica restarted/.test(l.message)), 60_000, 1000);
+    assert.equal((await berth.api('DELETE', `/container/${created.body.id}`)).status, 204);
   });
 
   test('a cron job runs on time, once per occurrence, even with two workers', async () => {

@@ -5,6 +5,7 @@ import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 import type { RuntimePlan } from '../plan.ts';
 import { replicaCreateOptions } from './containers.ts';
+import { copyFiles } from './files.ts';
 import { jobRunContainerName, ownerLabels, type OwnerIds } from './naming.ts';
 
 export interface JobRunInput {
@@ -48,6 +49,7 @@ async function oneAttempt(input: JobRunInput, attempt: number, line: (text: stri
       for (const l of lines) writing = writing.then(() => line(l)).catch(() => {});
     });
     docker.modem.demuxStream(stream, sink, sink);
+    await copyFiles(docker, container.id, plan.files);
     await container.start();
     const killer = setTimeout(() => { timedOut = true; container.kill().catch(() => {}); }, limitMs);
     const onAbort = () => { container.kill().catch(() => {}); };

@@ -2,6 +2,8 @@
 // `berth.managed=true` and the ids it belongs to, so a restarted berth finds (re-adopts) what it
 // made by label alone and never touches anything else on the daemon.
 
+import type { ProbePlan } from '../plan.ts';
+
 export const MANAGED_LABEL = 'berth.managed';
 
 export interface OwnerIds {
@@ -52,14 +54,26 @@ export function ownerLabels(ids: OwnerIds): Record<string, string> {
 }
 
 /** labels of a long-running replica */
-export function replicaLabels(ids: OwnerIds, generation: string, replica: number, routes: RouteLabel[]): Record<string, string> {
+export function replicaLabels(ids: OwnerIds, generation: string, replica: number, routes: RouteLabel[], liveness: ProbePlan | null = null): Record<string, string> {
   return {
     ...ownerLabels(ids),
     'berth.role': 'replica',
     'berth.generation': generation,
     'berth.replica': String(replica),
     'berth.routes': JSON.stringify(routes),
+    ...(liveness ? { 'berth.liveness': JSON.stringify(liveness) } : {}),
   };
+}
+
+/** the liveness probe a replica was created with (the observer runs it) */
+export function parseLiveness(label: string | undefined): ProbePlan | null {
+  if (!label) return null;
+  try {
+    const p = JSON.parse(label) as ProbePlan;
+    return p && ['http', 'tcp', 'exec'].includes(p.kind) ? p : null;
+  } catch {
+    return null;
+  }
 }
 
 /** what the ingress needs to route to a replica, kept on the container so it can be rebuilt from Docker alone */

@@ -11,6 +11,7 @@ import { EngineFailure } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { replicaCreateOptions } from './containers.ts';
 import { defaultReadiness, waitReady } from './health.ts';
+import { copyFiles } from './files.ts';
 import { containerName, replicaLabels, type OwnerIds, type RouteLabel } from './naming.ts';
 import { freeLoopbackPort, lastLines, listReplicas, probeTarget, stopAndRemove } from './replicas.ts';
 
@@ -59,10 +60,11 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
     await input.docker.getContainer(name).remove({ force: true }).catch(() => {});
     const container = await input.docker.createContainer(replicaCreateOptions({
       name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
-      labels: replicaLabels(input.ids, input.generation, replica, routes), plan: input.plan, hostPorts,
+      labels: replicaLabels(input.ids, input.generation, replica, routes, input.plan.liveness), plan: input.plan, hostPorts,
       restart: 'unless-stopped', extraEnv: input.extraEnv, cmd: input.cmd, dataDir: input.dataDir,
     }));
     try {
+      await copyFiles(input.docker, container.id, input.plan.files);
       await container.start();
       return { id: container.id, hostPorts };
     } catch (err) {
