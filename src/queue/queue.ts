@@ -38,6 +38,9 @@ export interface QueueOptions {
   pollingIntervalSeconds?: number;
 }
 
+/** when an enqueue nudges this process's workers of that kind (after the caller's commit, usually) */
+const WAKE_DELAYS_MS = [15, 60];
+
 function txAdapter(tx: Queryable) {
   return {
     async executeSql(text: string, values?: unknown[]) {
@@ -70,9 +73,19 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
   // (previewRedrive is a cheap read that goes through it).
   for (const name of Object.keys(TASK_KINDS)) await boss.previewRedrive(name);
   const polling = options.pollingIntervalSeconds ?? 0.5;
+  // workers of this process, to wake right after an enqueue instead of at their next poll; the
+  // caller's transaction commits a few ms later, so two nudges: a fetch that comes too early
+  // finds nothing and the worker simply goes back to polling
+  const localWorkers = new Map<string, string[]>();
+  const wake = (kind: string) => {
+    const ids = localWorkers.get(kind);
+    if (!ids) return;
+    for (const delay of WAKE_DELAYS_MS) setTimeout(() => { for (const id of ids) boss.notifyWorker(id); }, delay).unref();
+  };
 
   return {
     async enqueue(tx, kind, payload, opts = {}) {
+      if (opts.startAfter === undefined) wake(kind);
       return boss.send(kind, payload, {
         db: txAdapter(tx),
         ...(opts.startAfter !== undefined ? { startAfter: opts.startAfter instanceof Date ? opts.startAfter : opts.startAfter } : {}),
@@ -81,7 +94,7 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
     },
     async work(kind, handler, opts = {}) {
       if (!options.workers) throw new Error('this process does not run workers (role api)');
-      await boss.work<Record<string, unknown>>(
+      const workerId = await boss.work<Record<string, unknown>>(
         kind,
         { batchSize: 1, pollingIntervalSeconds: polling, localConcurrency: opts.concurrency ?? 1 },
         async ([job]) => {
@@ -93,6 +106,7 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
           });
         },
       );
+      localWorkers.set(kind, [...(localWorkers.get(kind) ?? []), workerId]);
     },
     async schedule(kind, cron, payload, opts = {}) {
       await boss.schedule(kind, cron, payload, { tz: opts.tz ?? 'UTC', ...(opts.key ? { key: opts.key } : {}) });

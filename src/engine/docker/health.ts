@@ -15,7 +15,7 @@ export interface ProbeTarget {
 }
 
 /** how long a TCP probe's connection must stay open to count as accepted */
-const TCP_HOLD_MS = 300;
+const TCP_HOLD_MS = 50;
 
 export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<{ ok: boolean; detail: string }> {
   const timeoutMs = Math.max(1, probe.timeoutSeconds) * 1000;
@@ -69,7 +69,8 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
 export async function waitReady(probe: ProbePlan, target: ProbeTarget, signal: AbortSignal, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   const budget = Date.now() + (probe.initialDelaySeconds + probe.periodSeconds * Math.max(1, probe.failureThreshold) + probe.timeoutSeconds) * 1000;
-  const period = Math.max(200, Math.min(probe.periodSeconds * 1000, 2000));
+  // a rollout waits for readiness: probing faster than the probe's period only makes it start sooner
+  const period = Math.min(probe.periodSeconds * 1000, 100);
   await sleep(probe.initialDelaySeconds * 1000, signal);
   let streak = 0;
   let last = 'not probed yet';
