@@ -67,7 +67,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // first, so a missing Docker daemon (ENGINE=docker) fails before anything is opened; the API
   // role reads statuses and links only, processes running workers also adopt or start the ingress
   const engine = await selectEngine(config, logger, { startIngress: role !== 'api' });
-  logger.info({ engine: engine.driver.name }, `engine: ${engine.description}`);
+  // a host with no Docker runs the simulated engine: say so loudly, nothing will really run
+  logger[engine.driver.real ? 'info' : 'warn']({ engine: engine.driver.name }, `engine: ${engine.description}`);
   let lock: DataDirLock | undefined;
   let db = options.db;
   if (!db) {

@@ -154,7 +154,7 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     assert.equal((await berth.settle((await berth.api('POST', `/job/${jobId}/stop`)).body.id)).status, 'STOPPED');
   });
 
-  test('a lifecycle job runs on_start at deploy, retries, and a run past max_duration_seconds fails', async () => {
+  test('lifecycle jobs: on_start at deploy with retries and max_duration_seconds, on_stop at stop', async () => {
     const created = await berth.api('POST', `/environment/${envId}/job`, {
       name: 'migrate', source: { image: { image_name: 'tools', tag: '1', registry_id: registryId } }, max_nb_restart: 1, max_duration_seconds: 2,
       schedule: { on_start: { entrypoint: 'sh', arguments: ['-c', 'echo migrating; test -f /tmp/never && exit 0; sleep 30'] } }, memory: 32, cpu: 100,
@@ -167,5 +167,18 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     const lines = (await berth.api('GET', `/deployment/${d.body.id}/log?page_size=100`)).body.results.map((l: any) => l.message);
     assert.equal(lines.filter((l: string) => l === 'migrating').length, 2, 'one line per attempt');
     assert.equal((await containersOf(created.body.id)).length, 0, 'run containers are removed');
+
+    const hooks = await berth.api('POST', `/environment/${envId}/job`, {
+      name: 'hooks', source: { image: { image_name: 'tools', tag: '1', registry_id: registryId } }, memory: 32, cpu: 100,
+      schedule: { on_start: { entrypoint: 'sh', arguments: ['-c', 'echo seeding $BERTH_SERVICE_NAME'] }, on_stop: { entrypoint: 'sh', arguments: ['-c', 'echo draining'] } },
+    });
+    const started = await berth.api('POST', `/job/${hooks.body.id}/deploy`);
+    assert.equal((await berth.settle(started.body.id)).status, 'DEPLOYED');
+    const stopped = await berth.api('POST', `/job/${hooks.body.id}/stop`);
+    assert.equal((await berth.settle(stopped.body.id)).status, 'STOPPED');
+    const startLines = (await berth.api('GET', `/deployment/${started.body.id}/log?page_size=100`)).body.results.map((l: any) => l.message);
+    const stopLines = (await berth.api('GET', `/deployment/${stopped.body.id}/log?page_size=100`)).body.results.map((l: any) => l.message);
+    assert.ok(startLines.includes('seeding hooks'), JSON.stringify(startLines));
+    assert.ok(stopLines.includes('draining'), JSON.stringify(stopLines));
   });
 });
