@@ -103,7 +103,7 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
 
   test('a version that never becomes ready fails with its reason and the old one keeps serving', async () => {
     const edit = await berth.api('PUT', `/application/${appId}`, {
-      healthchecks: { readiness_probe: { type: { http: { path: '/never-there', port: 8080 } }, period_seconds: 1, failure_threshold: 3, timeout_seconds: 1, initial_delay_seconds: 0 } },
+      healthchecks: { readiness_probe: { type: { http: { path: '/never-there', port: 8080 } }, period_seconds: 1, failure_threshold: 6, timeout_seconds: 1, initial_delay_seconds: 0 } },
     });
     assert.equal(edit.status, 200, JSON.stringify(edit.body));
     const d = await berth.api('POST', `/application/${appId}/redeploy`);
@@ -130,7 +130,8 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
 
   test('berth stopped: the app keeps serving; berth started again re-adopts it', async () => {
     const before = await berth.api('POST', `/application/${appId}/restart-service`);
-    assert.equal((await berth.settle(before.body.id)).status, 'RESTARTED');
+    const restarted = await berth.settle(before.body.id);
+    assert.equal(restarted.status, 'RESTARTED', restarted.message);
     await berth.stop();
     assert.deepEqual(await viaIngress(berth.ingressPort, host), { status: 200, body: 'hello v2\n' }, 'served while berth is down');
     await berth.restart();
@@ -148,7 +149,8 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     assert.equal((await replicas(appId, true)).length, 1, 'the stopped container is kept');
     assert.equal((await viaIngress(berth.ingressPort, host)).status, 404);
     const restart = await berth.api('POST', `/application/${appId}/restart-service`);
-    assert.equal((await berth.settle(restart.body.id)).status, 'RESTARTED');
+    const restarted = await berth.settle(restart.body.id);
+    assert.equal(restarted.status, 'RESTARTED', restarted.message);
     assert.equal((await viaIngress(berth.ingressPort, host)).body, 'hello v2\n');
     const uninstall = await berth.api('POST', `/application/${appId}/uninstall`);
     assert.equal((await berth.settle(uninstall.body.id)).status, 'DELETED');

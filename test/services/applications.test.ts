@@ -142,7 +142,8 @@ describe('applications', () => {
     assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', ports: [{ internal_port: 80, publicly_accessible: true, protocol: 'SMTP' }] }), 400).message, /ports.0.protocol/);
     assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', ports: [{ internal_port: 80, publicly_accessible: true }, { internal_port: 80, publicly_accessible: false }] }), 400).message, /declared twice/);
     assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', storage: [{ size: 2, mount_point: '/d' }] }), 400).message, /storage.0.size/);
-    assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', git_repository: { url: 'not a url' } }), 400).message, /git_repository.url must be an http\(s\) URL/);
+    assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', git_repository: { url: 'not a url' } }), 400).message, /git_repository.url: git URL must not contain spaces/);
+    assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', git_repository: { url: 'ext::sh -c id' } }), 400).message, /git_repository.url: git transport "ext::" is not allowed/);
     assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', cpu_architecture: 'X86' }), 400).message, /cpu_architecture/);
     assert.match(expectErrorBody(await create({ ...SEED_BODY, name: 'v', build_mode: 'BUILDPACKS' }), 400).message, /build_mode/);
     assert.match(expectErrorBody(await create({ name: 'v' }), 400).message, /git_repository is required/);
