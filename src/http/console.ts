@@ -4,11 +4,12 @@
 // these paths are claimed, so every API path (and its JSON 404) is untouched. Console pages
 // carry a strict Content-Security-Policy: scripts, styles and data only from berth itself.
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.ts';
+import { AppError } from '../lib/errors.ts';
 import type { App } from './app.ts';
 
 export const CONSOLE_DIST = new URL('../../console/dist/', import.meta.url).pathname;
@@ -49,22 +50,25 @@ export function consoleConfigRoute(app: App, ctx: AppContext): void {
 }
 
 /** the console's own pages and assets; registered once, at the root, after the API */
-export async function consoleRoutes(app: App): Promise<void> {
-  await app.register(fastifyStatic, { root: CONSOLE_DIST, serve: false });
+export async function consoleRoutes(app: App, dist = CONSOLE_DIST): Promise<void> {
+  await app.register(fastifyStatic, { root: dist, serve: false });
   const page = (_req: unknown, reply: FastifyReply) => {
     secureHeaders(reply);
     reply.header('cache-control', 'no-cache');
-    if (!existsSync(join(CONSOLE_DIST, 'index.html'))) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
+    if (!existsSync(join(dist, 'index.html'))) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
     return reply.sendFile('index.html');
   };
   const hidden = { config: { public: true, hidden: true } };
   app.get('/', hidden, page);
   app.get('/ui', hidden, page);
   app.get('/ui/*', hidden, page);
+  const assets = resolve(dist, 'assets') + sep;
   app.get('/assets/*', hidden, (req, reply) => {
+    const file = resolve(assets, (req.params as { '*': string })['*']);
+    if (!file.startsWith(assets) || !existsSync(file)) throw new AppError(404, 'not_found', `No route for GET ${req.url.split('?')[0]}`);
     secureHeaders(reply);
     // file names carry a content hash, so they never change
     reply.header('cache-control', 'public, max-age=31536000, immutable');
-    return reply.sendFile(join('assets', (req.params as { '*': string })['*']), { cacheControl: false });
+    return reply.sendFile(file.slice(resolve(dist).length + 1), { cacheControl: false });
   });
 }
