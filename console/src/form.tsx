@@ -112,11 +112,14 @@ export function ResourceForm(props: {
         const v = values[f.name];
         const set = (nv: string | boolean) => setValues((old) => ({ ...old, [f.name]: nv }));
         const common = {
-          id, name: f.name, 'aria-invalid': err ? true : undefined, 'aria-describedby': err ? `${id}-error` : undefined,
+          id, name: f.name, 'aria-required': f.required ? true : undefined, 'aria-invalid': err ? true : undefined, 'aria-describedby': err ? `${id}-error` : undefined,
         } as const;
         return (
           <div className={`field${err ? ' invalid' : ''}`} key={f.name}>
-            <label htmlFor={id}>{f.label}{f.required && <span aria-hidden="true"> *</span>}</label>
+            <div className="label-row">
+              <label htmlFor={id}>{f.label}</label>
+              {f.required && <span className="req" aria-hidden="true">required</span>}
+            </div>
             {f.kind === 'select' ? (
               <select {...common} value={typeof v === 'string' ? v : ''} onChange={(e) => set(e.target.value)}>
                 <option value="">{f.hint ? `default (${f.hint})` : 'choose…'}</option>
