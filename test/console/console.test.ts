@@ -12,6 +12,11 @@ import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/eng
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
 
+// browser globals, used only inside page.evaluate (this file is type-checked without the DOM lib)
+declare const document: any;
+declare const window: any;
+declare const location: any;
+
 const skip = browserSkipReason();
 const shots = new URL('../../docs/console/', import.meta.url).pathname;
 const SECRET_VALUE = `s3cr3t-${Math.random().toString(36).slice(2)}-value`;
@@ -64,6 +69,8 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     await button('New project').click();
     await page.getByLabel('Name').fill(names.project);
     await button('Create project').click();
+    await page.getByRole('link', { name: names.project }).waitFor();
+    await page.screenshot({ path: join(shots, 'organization.png'), fullPage: true });
     await page.getByRole('link', { name: names.project }).click();
     await page.getByRole('heading', { name: names.project }).waitFor();
 
@@ -112,7 +119,7 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     await row.waitFor();
     assert.match(await row.innerText(), /hidden \(write-only\)/);
     assert.match(await page.locator('tr[data-variable="GREETING"]').innerText(), /hello-from-the-console/);
-    const inputsHold = await page.evaluate((v) => [...document.querySelectorAll('input, textarea')].some((i) => (i as HTMLInputElement).value.includes(v)), SECRET_VALUE);
+    const inputsHold = await page.evaluate((v) => [...document.querySelectorAll('input, textarea')].some((i) => (i as { value: string }).value.includes(v)), SECRET_VALUE);
     assert.equal(inputsHold, false, 'no field still holds it');
     assert.ok(!(await page.content()).includes(SECRET_VALUE), 'not in the page');
     await page.reload();
@@ -121,12 +128,12 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
   });
 
   test('deploy: the status reaches RUNNING and log lines appear without reloading', async () => {
-    await page.evaluate(() => { (window as unknown as { sameDocument: boolean }).sameDocument = true; });
+    await page.evaluate(() => { window.sameDocument = true; });
     await button('Deploy').click();
     await page.locator('.log .line').first().waitFor({ timeout: 20_000 });
     await page.locator('h1 + .row [data-status="RUNNING"], .row [data-status="RUNNING"]').first().waitFor({ timeout: 30_000 });
     assert.ok(await page.locator('.log .line').count() >= 2, 'several log lines');
-    assert.equal(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument), true, 'the page was never reloaded');
+    assert.equal(await page.evaluate(() => window.sameDocument), true, 'the page was never reloaded');
     await page.locator('.deployment-log [data-status="DEPLOYED"], .deployment-log [data-status="DONE"], .deployment-log .badge.ok').first().waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'service.png'), fullPage: true });
 
@@ -173,14 +180,14 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     const refused = await page.evaluate(async ({ url, token }) => {
       const id = url.split('/').pop();
       const r = await fetch(`/application/${id}/deploy`, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json' }, body: '{}' });
-      return { status: r.status, body: await r.json() };
+      return { status: r.status, body: await r.json() as { status: number } };
     }, { url: serviceUrl, token: viewerToken });
     assert.equal(refused.status, 403);
     assert.equal(refused.body.status, 403);
   });
 
   test('sign out forgets the token', async () => {
-    await page.screenshot({ path: join(shots, 'organizations.png'), fullPage: true }).catch(() => {});
+    await page.screenshot({ path: join(shots, 'environment-viewer.png'), fullPage: true });
     await button('Sign out').click();
     await page.getByLabel('API token').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
