@@ -5,7 +5,8 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, session, whenUnauthorized } from './api.ts';
-import { SignIn } from './pages/SignIn.tsx';
+import { OidcCallback, SignIn } from './pages/SignIn.tsx';
+import { CALLBACK_PATH } from './oidc.ts';
 import { Organizations } from './pages/Organizations.tsx';
 import { OrganizationPage } from './pages/Organization.tsx';
 import { ProjectPage } from './pages/Project.tsx';
@@ -26,7 +27,7 @@ export interface PageProps { signOut: () => void; engine: string | undefined }
 
 function Console() {
   const [signedIn, setSignedIn] = useState(() => session.credential !== null);
-  const [, navigate] = useLocation();
+  const [location, navigate] = useLocation();
   const config = useQuery({ queryKey: ['console-config'], queryFn: () => call(api.GET('/console/config')), staleTime: Infinity });
   const signOut = () => {
     session.signOut();
@@ -40,7 +41,10 @@ function Console() {
     setSignedIn(false);
   }), []);
 
-  if (!signedIn) return <SignIn version={config.data?.version} onSignedIn={() => setSignedIn(true)} />;
+  if (location === CALLBACK_PATH) {
+    return <OidcCallback oidc={config.isPending ? undefined : config.data?.oidc ?? null} onSignedIn={() => { setSignedIn(true); navigate('/ui'); }} />;
+  }
+  if (!signedIn) return <SignIn version={config.data?.version} oidc={config.data?.oidc} onSignedIn={() => setSignedIn(true)} />;
   const p: PageProps = { signOut, engine: config.data?.engine };
   return (
     <Switch>

@@ -25557,6 +25557,15 @@ export interface operations {
                         engine: string;
                         /** @description PUBLIC_URL: base of the addresses the API hands out */
                         public_url: string;
+                        /** @description null when sign-in through OIDC is not configured (OIDC_ISSUER and OIDC_CLIENT_ID) */
+                        oidc: {
+                            /** @description OIDC_ISSUER */
+                            issuer: string;
+                            /** @description OIDC_CLIENT_ID: the console's public client (authorization code + PKCE) */
+                            client_id: string;
+                            /** @description OIDC_AUDIENCE, asked for as the access token audience */
+                            audience: string | null;
+                        } | null;
                     };
                 };
             };

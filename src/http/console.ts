@@ -14,19 +14,38 @@ import type { App } from './app.ts';
 
 export const CONSOLE_DIST = new URL('../../console/dist/', import.meta.url).pathname;
 
-export const CONSOLE_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
-].join('; ');
+/** the console's Content-Security-Policy; `connect` adds origins the page may call (the OIDC provider) */
+export function consoleCsp(connect: string[] = []): string {
+  return [
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
+    ["connect-src 'self'", ...connect].join(' '), "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+export interface ConsoleOidc { issuer: string; client_id: string; audience: string | null }
+
+/** what the console needs to sign in through OIDC, when berth is configured for it */
+export function consoleOidc(config: AppContext['config']): ConsoleOidc | null {
+  if (!config.oidcIssuer || !config.oidcClientId) return null;
+  return { issuer: config.oidcIssuer, client_id: config.oidcClientId, audience: config.oidcAudience ?? null };
+}
 
 const ConsoleConfig = Type.Object({
   version: Type.String({ description: 'the berth version serving this console' }),
   engine: Type.String({ description: 'the configured deployment engine driver (ENGINE)' }),
   public_url: Type.String({ description: 'PUBLIC_URL: base of the addresses the API hands out' }),
+  oidc: Type.Union([
+    Type.Object({
+      issuer: Type.String({ description: 'OIDC_ISSUER' }),
+      client_id: Type.String({ description: "OIDC_CLIENT_ID: the console's public client (authorization code + PKCE)" }),
+      audience: Type.Union([Type.String(), Type.Null()], { description: 'OIDC_AUDIENCE, asked for as the access token audience' }),
+    }),
+    Type.Null(),
+  ], { description: 'null when sign-in through OIDC is not configured (OIDC_ISSUER and OIDC_CLIENT_ID)' }),
 }, { additionalProperties: false });
 
-function secureHeaders(reply: FastifyReply): void {
-  reply.header('content-security-policy', CONSOLE_CSP);
+function secureHeaders(reply: FastifyReply, csp: string): void {
+  reply.header('content-security-policy', csp);
   reply.header('x-content-type-options', 'nosniff');
   reply.header('referrer-policy', 'no-referrer');
   reply.header('x-frame-options', 'DENY');
@@ -46,14 +65,16 @@ export function consoleConfigRoute(app: App, ctx: AppContext): void {
       summary: 'What the web console needs before sign-in (public; holds no secret)',
       response: { 200: ConsoleConfig },
     },
-  }, async () => ({ version: ctx.version, engine: ctx.config.engine, public_url: ctx.config.publicUrl }));
+  }, async () => ({ version: ctx.version, engine: ctx.config.engine, public_url: ctx.config.publicUrl, oidc: consoleOidc(ctx.config) }));
 }
 
 /** the console's own pages and assets; registered once, at the root, after the API */
-export async function consoleRoutes(app: App, dist = CONSOLE_DIST): Promise<void> {
+export async function consoleRoutes(app: App, options: { dist?: string; connect?: string[] } = {}): Promise<void> {
+  const dist = options.dist ?? CONSOLE_DIST;
+  const csp = consoleCsp(options.connect);
   await app.register(fastifyStatic, { root: dist, serve: false });
   const page = (_req: unknown, reply: FastifyReply) => {
-    secureHeaders(reply);
+    secureHeaders(reply, csp);
     reply.header('cache-control', 'no-cache');
     if (!existsSync(join(dist, 'index.html'))) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
     return reply.sendFile('index.html');
@@ -66,7 +87,7 @@ export async function consoleRoutes(app: App, dist = CONSOLE_DIST): Promise<void
   app.get('/assets/*', hidden, (req, reply) => {
     const file = resolve(assets, (req.params as { '*': string })['*']);
     if (!file.startsWith(assets) || !existsSync(file)) throw new AppError(404, 'not_found', `No route for GET ${req.url.split('?')[0]}`);
-    secureHeaders(reply);
+    secureHeaders(reply, csp);
     // file names carry a content hash, so they never change
     reply.header('cache-control', 'public, max-age=31536000, immutable');
     return reply.sendFile(file.slice(resolve(dist).length + 1), { cacheControl: false });

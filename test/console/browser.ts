@@ -39,8 +39,8 @@ export function ensureConsoleBuilt(): void {
 export interface LiveBerth { t: TestApp; base: string; close(): Promise<void> }
 
 /** a real berth on 127.0.0.1 (random port) with the deployment workers running */
-export async function startListeningBerth(): Promise<LiveBerth> {
-  const t = await startTestApp();
+export async function startListeningBerth(env: Record<string, string> = {}): Promise<LiveBerth> {
+  const t = await startTestApp({ env });
   await startDeploymentWorkers(t.ctx);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;

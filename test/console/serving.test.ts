@@ -7,7 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
-import { CONSOLE_CSP, consoleRoutes } from '../../src/http/console.ts';
+import { consoleCsp, consoleRoutes } from '../../src/http/console.ts';
+
+const CONSOLE_CSP = consoleCsp();
 import type { App } from '../../src/http/app.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { ensureConsoleBuilt } from './browser.ts';
@@ -73,7 +75,8 @@ describe('the console is served by berth', () => {
     for (const path of ['/console/config', '/api/v1/console/config']) {
       const r = await t.request('GET', path);
       assert.equal(r.status, 200, path);
-      assert.deepEqual(Object.keys(r.body).sort(), ['engine', 'public_url', 'version']);
+      assert.deepEqual(Object.keys(r.body).sort(), ['engine', 'oidc', 'public_url', 'version']);
+      assert.equal(r.body.oidc, null, 'no OIDC configured here');
       assert.equal(r.body.engine, 'simulated');
       assert.equal(r.body.public_url, 'http://berth.test');
     }
@@ -87,7 +90,7 @@ describe('the console is served by berth', () => {
 describe('a berth whose console is not built', () => {
   test('answers / with a page saying how to build it, not a crash', async () => {
     const app = Fastify();
-    await consoleRoutes(app as unknown as App, mkdtempSync(join(tmpdir(), 'berth-no-console-')));
+    await consoleRoutes(app as unknown as App, { dist: mkdtempSync(join(tmpdir(), 'berth-no-console-')) });
     const r = await app.inject({ method: 'GET', url: '/' });
     assert.equal(r.statusCode, 503);
     assert.match(r.headers['content-type'] as string, /text\/html/);
