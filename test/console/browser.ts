@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -39,9 +40,10 @@ export function ensureConsoleBuilt(): void {
 export interface LiveBerth { t: TestApp; base: string; close(): Promise<void> }
 
 /** a real berth on 127.0.0.1 (random port) with the deployment workers running */
-export async function startListeningBerth(env: Record<string, string> = {}): Promise<LiveBerth> {
-  const t = await startTestApp({ env });
+export async function startListeningBerth(env: Record<string, string> = {}, options: { webhooks?: boolean } = {}): Promise<LiveBerth> {
+  const t = await startTestApp({ env, config: options.webhooks ? { webhookAllowPrivateTargets: true } : {} });
   await startDeploymentWorkers(t.ctx);
+  if (options.webhooks) await startWebhookWorkers(t.ctx);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   return { t, base: `http://127.0.0.1:${port}`, close: () => t.close() };
