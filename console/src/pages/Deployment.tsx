@@ -8,6 +8,7 @@ import { useLive, type StreamEvent } from '../live.ts';
 import type { PageProps } from '../main.tsx';
 import { KIND_OF_TYPE } from '../specs.ts';
 import { ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
+import { useEnvironmentCrumbs } from './Environment.tsx';
 
 interface LogLine { id: string; created_at: string; message: string; kind: string }
 type Deployment = Awaited<ReturnType<typeof getDeployment>>;
@@ -84,14 +85,10 @@ export function DeploymentPage(p: PageProps & { id: string }) {
   const record = useQuery({ queryKey: ['deployment', p.id], queryFn: () => getDeployment(p.id) });
   const d = record.data;
   const kind = d ? KIND_OF_TYPE[d.service_type] : undefined;
+  const crumbs = useEnvironmentCrumbs(d?.environment_id, d ? `deployment of ${d.service_name}` : 'deployment');
   return (
     <Frame
-      crumbs={[
-        { label: 'Organizations', href: '/ui' },
-        ...(d ? [{ label: 'environment', href: `/ui/environments/${d.environment_id}` }] : []),
-        ...(d && kind ? [{ label: d.service_name, href: kind === 'workflow' ? `/ui/workflows/${d.service_id}` : `/ui/services/${kind}/${d.service_id}` }] : []),
-        { label: 'deployment' },
-      ]}
+      crumbs={crumbs}
       onSignOut={p.signOut} engine={p.engine}
     >
       <h1>Deployment {d && <>of <Link href={kind === 'workflow' ? `/ui/workflows/${d.service_id}` : `/ui/services/${kind}/${d.service_id}`}>{d.service_name}</Link></>}</h1>

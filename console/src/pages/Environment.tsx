@@ -25,6 +25,22 @@ export function useEnvironment(envId: string | undefined) {
   });
 }
 
+/** breadcrumbs down to an environment (and a last item below it), with names */
+export function useEnvironmentCrumbs(envId: string | undefined, last?: string): Array<{ label: string; href?: string }> {
+  const env = useEnvironment(envId);
+  const orgId = env.data?.organization.id;
+  const projectId = env.data?.project.id;
+  const org = useOrganization(orgId);
+  const project = useProject(projectId);
+  return [
+    { label: 'Organizations', href: '/ui' },
+    { label: org.data?.name ?? '…', href: orgId ? `/ui/organizations/${orgId}` : undefined },
+    { label: project.data?.name ?? '…', href: projectId ? `/ui/projects/${projectId}` : undefined },
+    { label: env.data?.name ?? '…', href: last !== undefined && envId ? `/ui/environments/${envId}` : undefined },
+    ...(last !== undefined ? [{ label: last }] : []),
+  ];
+}
+
 /** the environment's status stream (or a poll of `refresh`), as the latest status per service */
 export function useLiveStatuses(envId: string | undefined, refresh: () => void) {
   const [statuses, setStatuses] = useState<Record<string, LiveStatus>>({});
@@ -45,8 +61,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
   const env = useEnvironment(p.envId);
   const orgId = env.data?.organization.id;
   const projectId = env.data?.project.id;
-  const org = useOrganization(orgId);
-  const project = useProject(projectId);
+  const crumbs = useEnvironmentCrumbs(p.envId);
   const caps = useCaps(orgId);
   const services = useQuery({
     queryKey: ['services', p.envId, page],
@@ -66,10 +81,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
   const pg = services.data?.pagination;
   return (
     <Frame
-      crumbs={[
-        { label: 'Organizations', href: '/ui' }, { label: org.data?.name ?? '…', href: orgId ? `/ui/organizations/${orgId}` : undefined },
-        { label: project.data?.name ?? '…', href: projectId ? `/ui/projects/${projectId}` : undefined }, { label: name },
-      ]}
+      crumbs={crumbs}
       onSignOut={p.signOut} engine={p.engine}
     >
       <div className="row spread">

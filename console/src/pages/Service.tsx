@@ -12,7 +12,7 @@ import { EDIT_FIELDS, LABEL, type ServiceKind } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';
 import { DeploymentLog } from './Deployment.tsx';
-import { useEnvironment, useLiveStatuses } from './Environment.tsx';
+import { useEnvironment, useEnvironmentCrumbs, useLiveStatuses } from './Environment.tsx';
 import { useOrgOptions } from './NewService.tsx';
 
 interface ServiceRecord { id: string; name: string; description?: string | null; environment: { id: string }; [k: string]: unknown }
@@ -64,14 +64,12 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
       throw err;
     }
   };
+  const crumbs = useEnvironmentCrumbs(envId, service.data?.name ?? '…');
   const name = service.data?.name ?? '…';
   const state = live?.state ?? status.data?.state;
   return (
     <Frame
-      crumbs={[
-        { label: 'Organizations', href: '/ui' },
-        { label: env.data?.name ?? '…', href: envId ? `/ui/environments/${envId}` : undefined }, { label: name },
-      ]}
+      crumbs={crumbs}
       onSignOut={p.signOut} engine={p.engine}
     >
       <div className="row spread">

@@ -9,7 +9,7 @@ import { ResourceForm, valuesOf } from '../form.tsx';
 import type { PageProps } from '../main.tsx';
 import { WORKFLOW_FIELDS } from '../specs.ts';
 import { ConfirmButton, Empty, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
-import { useEnvironment } from './Environment.tsx';
+import { useEnvironment, useEnvironmentCrumbs } from './Environment.tsx';
 import { useOrgOptions } from './NewService.tsx';
 
 export function WorkflowPage(p: PageProps & { id: string }) {
@@ -28,10 +28,11 @@ export function WorkflowPage(p: PageProps & { id: string }) {
     queryFn: () => call(api.GET('/agenticWorkflow/{agenticWorkflowId}/run', { params: { path: { agenticWorkflowId: p.id }, query: { page_size: 20 } } })),
   });
   const w = wf.data;
+  const crumbs = useEnvironmentCrumbs(envId, wf.data?.name ?? '…');
   const name = w?.name ?? '…';
   return (
     <Frame
-      crumbs={[{ label: 'Organizations', href: '/ui' }, { label: env.data?.name ?? '…', href: envId ? `/ui/environments/${envId}` : undefined }, { label: name }]}
+      crumbs={crumbs}
       onSignOut={p.signOut} engine={p.engine}
     >
       <div className="row spread">
