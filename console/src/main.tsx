@@ -6,7 +6,7 @@ import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-quer
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, session, whenUnauthorized } from './api.ts';
 import { OidcCallback, SignIn } from './pages/SignIn.tsx';
-import { CALLBACK_PATH } from './oidc.ts';
+import { CALLBACK_PATH } from './oidc-config.ts';
 import { Organizations } from './pages/Organizations.tsx';
 import { OrganizationPage } from './pages/Organization.tsx';
 import { ProjectPage } from './pages/Project.tsx';

@@ -1,13 +1,12 @@
 // Sign-in through the OIDC provider berth trusts (when it is configured): the authorization code
 // flow with PKCE for a public client, by oauth4webapi. The verifier and state wait in
 // sessionStorage during the round trip; the access token obtained becomes the session's Bearer
-// credential, which berth verifies like any other client's.
+// credential, which berth verifies like any other client's. Loaded only when used (its own chunk).
 import * as oauth from 'oauth4webapi';
 
-export interface OidcConfig { issuer: string; client_id: string; audience: string | null }
+import { CALLBACK_PATH, type OidcConfig } from './oidc-config.ts';
 
 const PENDING = 'berth.oidc.pending';
-export const CALLBACK_PATH = '/ui/oidc/callback';
 
 function redirectUri(): string {
   return `${location.origin}${CALLBACK_PATH}`;

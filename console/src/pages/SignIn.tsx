@@ -2,7 +2,10 @@
 // and checked against the API before the console opens.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { api, call, session } from '../api.ts';
-import { finishOidcSignIn, startOidcSignIn, type OidcConfig } from '../oidc.ts';
+import type { OidcConfig } from '../oidc-config.ts';
+
+// the OIDC client is fetched only by those who sign in that way
+const oidcClient = () => import('../oidc.ts');
 import { ErrorNote } from '../ui.tsx';
 
 /** the provider sent the browser back here: exchange the code, then open the console */
@@ -14,7 +17,7 @@ export function OidcCallback(props: { oidc: OidcConfig | null | undefined; onSig
     done.current = true;
     (async () => {
       if (!props.oidc) throw new Error('Sign-in through OIDC is not configured on this berth.');
-      const token = await finishOidcSignIn(props.oidc);
+      const token = await (await oidcClient()).finishOidcSignIn(props.oidc);
       session.signIn(`Bearer ${token}`);
       await call(api.GET('/organization'));
       history.replaceState(null, '', '/ui');
@@ -76,7 +79,7 @@ export function SignIn(props: { version?: string; oidc?: OidcConfig | null; onSi
       {props.oidc && (
         <div className="card">
           <p>Or sign in with your account at {new URL(props.oidc.issuer).host}.</p>
-          <button type="button" onClick={() => { setError(null); startOidcSignIn(props.oidc!).catch(setError); }}>Sign in with OIDC</button>
+          <button type="button" onClick={() => { setError(null); oidcClient().then((c) => c.startOidcSignIn(props.oidc!)).catch(setError); }}>Sign in with OIDC</button>
         </div>
       )}
       {props.version && <p className="muted">berth {props.version}</p>}
