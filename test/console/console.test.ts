@@ -55,8 +55,11 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     await button('Sign in').click();
     await page.getByRole('alert').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'a refused token is not kept');
-    await page.getByLabel('API token').fill(org.token);
-    await button('Sign in').click();
+    // keyboard only: the token field has the focus, Enter signs in
+    await page.getByLabel('API token').fill('');
+    await page.getByLabel('API token').focus();
+    await page.keyboard.type(org.token);
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Organizations' }).waitFor();
     assert.equal(await page.evaluate(() => Object.values(sessionStorage).join()), org.token, 'kept in session storage');
     assert.equal(await page.evaluate(() => localStorage.length), 0);
@@ -146,6 +149,24 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     assert.ok(overflow <= 1, `no sideways scrolling on a phone (overflow ${overflow}px)`);
     await page.screenshot({ path: join(shots, 'environment-phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  test('edit settings: the current values are filled in, a bad one is refused next to its field', async () => {
+    await page.goto(serviceUrl);
+    await button('Edit settings').click();
+    const form = page.getByRole('form', { name: `Settings of ${names.app}` });
+    assert.equal(await form.getByLabel('Git repository URL').inputValue(), 'https://github.com/acme/storefront.git');
+    assert.equal(await form.getByLabel('Dockerfile path').inputValue(), 'Dockerfile');
+    await form.getByLabel('Description').fill('The shop front');
+    await form.getByLabel('Minimum instances').fill('3');
+    await form.getByLabel('Maximum instances').fill('2');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.locator('.field.invalid').first().waitFor();
+    assert.match(await form.locator('.field.invalid label').first().innerText(), /instances/);
+    await form.getByLabel('Minimum instances').fill('1');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached' });
+    await page.getByText('The shop front').waitFor();
   });
 
   test('destructive actions ask first', async () => {

@@ -147,7 +147,17 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     assert.equal(hit.status, 202);
     await page.locator('section[aria-label="Runs"] tbody tr').first().waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(shots, 'workflow.png'), fullPage: true });
-    // and it is listed among the environment's services
+    // and it is listed among the environment's services, next to a database made from its form
+    await page.goto(`${berth.base}/ui/environments/${env.id}`);
+    await button('New service').click();
+    await page.getByLabel('Database').check();
+    await page.getByLabel('Name', { exact: true }).fill('orders-db');
+    await page.getByLabel('Type').selectOption('POSTGRESQL');
+    await page.getByLabel('Version').fill('16');
+    await page.getByLabel('Mode').selectOption('CONTAINER');
+    await button('Create database').click();
+    await page.getByRole('heading', { name: /^orders-db/ }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Variables and secrets' }).count(), 0, 'databases have no variables of their own');
     await page.goto(`${berth.base}/ui/environments/${env.id}`);
     await page.locator('tr[data-service="triage-bot"]').getByRole('link', { name: 'triage-bot' }).click();
     await page.getByRole('heading', { name: /^triage-bot/ }).waitFor();
