@@ -77,7 +77,7 @@ export async function consoleRoutes(app: App, options: { dist?: string; connect?
     secureHeaders(reply, csp);
     reply.header('cache-control', 'no-cache');
     if (!existsSync(join(dist, 'index.html'))) return reply.code(503).type('text/html; charset=utf-8').send(NOT_BUILT);
-    return reply.sendFile('index.html');
+    return reply.sendFile('index.html', { cacheControl: false });
   };
   const hidden = { config: { public: true, hidden: true } };
   app.get('/', hidden, page);

@@ -30,6 +30,7 @@ describe('the console is served by berth', () => {
     assert.match(CONSOLE_CSP, /default-src 'self'/);
     assert.doesNotMatch(CONSOLE_CSP, /unsafe-inline|unsafe-eval/);
     assert.match(r.raw, /<div id="root">/);
+    assert.equal(r.headers['cache-control'], 'no-cache', 'a new build is picked up at once');
     assert.doesNotMatch(r.raw, /<script>(?!<)|<script(?![^>]*\bsrc=)[^>]*>/, 'every script is an external file');
     assert.doesNotMatch(r.raw, /https?:\/\//, 'no outside asset');
   });
