@@ -139,6 +139,9 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     assert.equal(await page.evaluate(() => window.sameDocument), true, 'the page was never reloaded');
     await page.locator('.deployment-log [data-status="DEPLOYED"], .deployment-log [data-status="DONE"], .deployment-log .badge.ok').first().waitFor({ timeout: 20_000 });
     await page.screenshot({ path: join(shots, 'service.png'), fullPage: true });
+    // the service's own log, on demand
+    await page.getByText('Service log (build, deployment and runtime lines)').click();
+    await page.locator('pre[aria-label="Service log"] .line', { hasText: 'Listening on port 8080' }).waitFor();
 
     // the environment lists it with its live status
     await page.getByRole('link', { name: names.environment }).click();

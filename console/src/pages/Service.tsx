@@ -12,6 +12,7 @@ import { EDIT_FIELDS, LABEL, type ServiceKind } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';
 import { DeploymentLog } from './Deployment.tsx';
+import { RuntimeLog } from './RuntimeLog.tsx';
 import { useEnvironment, useEnvironmentCrumbs, useLiveStatuses } from './Environment.tsx';
 import { useOrgOptions } from './NewService.tsx';
 
@@ -133,6 +134,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
           </table>
         )}
       </section>
+      <RuntimeLog kind={p.kind} id={p.id} />
       {p.kind !== 'database' && <Variables scope={p.kind} parentId={p.id} canWrite={caps.canWrite} />}
     </Frame>
   );
