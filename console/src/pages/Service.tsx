@@ -2,7 +2,7 @@
 // actions (deploy, redeploy, restart; stop and delete after a confirmation), its settings form,
 // its deployments with the latest one's log live, and its variables and secrets.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { json, raw, type Page } from '../api.ts';
 import { useCaps } from '../caps.ts';
@@ -53,6 +53,11 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
     void qc.invalidateQueries({ queryKey: ['history', p.kind, p.id] });
   };
   const live = useLiveStatuses(envId, refresh)[p.id];
+  // with streams, a status change of this service is the moment to re-read its history
+  useEffect(() => {
+    if (live) refresh();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [live?.last_deployment_id, live?.last_deployment_status, live?.state]);
   const editFields = useOrgOptions(orgId ?? '', EDIT_FIELDS[p.kind]);
   const latest = history.data?.results[0];
   const act = (verb: string) => async () => {
