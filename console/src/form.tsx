@@ -92,7 +92,10 @@ export function ResourceForm(props: {
         const rest: string[] = [];
         for (const p of err.problems) {
           const f = fieldFor(props.fields, p.field);
-          if (f && !byField[f]) byField[f] = p.message;
+          // "git_repository.url must be…" under its field reads "Git repository URL must be…"
+          const label = props.fields.find((x) => x.name === f)?.label;
+          const words = p.field && label && p.message.startsWith(p.field) ? label + p.message.slice(p.field.length) : p.message;
+          if (f && !byField[f]) byField[f] = words;
           else rest.push(p.message);
         }
         setFieldErrors(byField);
