@@ -1,7 +1,7 @@
 // The rest of the console's pages in Chromium, as an admin uses them: API tokens (shown once),
-// members, LLM providers and MCP connectors (credentials never shown back), an organization
-// webhook with its deliveries and redeliver, and an agentic workflow with its incoming webhook
-// URL, next scheduled run and runs.
+// members, container registries, containers and jobs from their forms, LLM providers and MCP
+// connectors (credentials never shown back), an organization webhook with its deliveries and
+// redeliver, and an agentic workflow with its incoming webhook URL, next scheduled run and runs.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -96,6 +96,37 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     await page.getByLabel('URL').fill('https://mcp.example.com/github');
     await button('Create connector').click();
     await page.getByText('https://mcp.example.com/github').waitFor();
+  });
+
+  test('a container registry, then a container and a cron job pulling from it', async () => {
+    await tab('Container registries');
+    await page.getByText('No container registry yet').waitFor();
+    await button('New registry').click();
+    await page.getByLabel('Name', { exact: true }).fill('docker-hub');
+    await page.getByLabel('Kind').selectOption('DOCKER_HUB');
+    await button('Create registry').click();
+    await page.getByText('no credentials: public images').waitFor();
+
+    await page.goto(`${berth.base}/ui/environments/${env.id}`);
+    await button('New service').click();
+    await page.getByLabel('Container', { exact: true }).check();
+    await page.getByLabel('Name', { exact: true }).fill('cache');
+    await page.getByLabel('Container registry').selectOption({ label: 'docker-hub (DOCKER_HUB)' });
+    await page.getByLabel('Image name').fill('redis');
+    await page.getByLabel('Tag').fill('7');
+    await button('Create container').click();
+    await page.getByRole('heading', { name: /^cache/ }).waitFor();
+
+    await page.goto(`${berth.base}/ui/environments/${env.id}`);
+    await button('New service').click();
+    await page.getByLabel('Job', { exact: true }).check();
+    await page.getByLabel('Name', { exact: true }).fill('nightly-report');
+    await page.getByLabel('Container registry').selectOption({ label: 'docker-hub (DOCKER_HUB)' });
+    await page.getByLabel('Image name').fill('alpine');
+    await page.getByLabel('Tag').fill('3.20');
+    await page.getByLabel('Cron schedule (a cron job)').fill('0 3 * * *');
+    await button('Create job').click();
+    await page.getByRole('heading', { name: /^nightly-report/ }).waitFor();
   });
 
   test('webhooks: a test ping shows as a delivery with its attempts, and can be redelivered', async () => {

@@ -19,7 +19,10 @@ export function useOrgOptions(orgId: string, fields: FieldSpec[]): FieldSpec[] {
     queryFn: () => call(api.GET('/organization/{organizationId}/llmProvider', { params: { path: { organizationId: orgId } } })),
   });
   return fields.map((f) => {
-    if (f.name.endsWith('registry_id')) return { ...f, options: registries.data?.results.map((r) => ({ value: r.id, label: `${r.name} (${r.kind})` })) ?? [] };
+    if (f.name.endsWith('registry_id')) {
+      const options = registries.data?.results.map((r) => ({ value: r.id, label: `${r.name} (${r.kind})` })) ?? [];
+      return { ...f, options, help: registries.data && options.length === 0 ? "No registry yet: add one under the organization's Container registries." : f.help };
+    }
     if (f.name === 'model.llm_provider_id') return { ...f, options: providers.data?.results.map((r) => ({ value: r.id, label: `${r.name} (${r.type})` })) ?? [] };
     return f;
   });

@@ -152,3 +152,49 @@ export function McpConnectors(props: { orgId: string; canManage: boolean }) {
 function DeleteButton(props: { what: string; run: () => Promise<unknown>; after: () => Promise<unknown> }) {
   return <ConfirmButton label="Delete" danger question={`Delete ${props.what}? This cannot be undone.`} onConfirm={async () => { await props.run(); await props.after(); }} />;
 }
+
+const REGISTRY_KINDS = ['DOCKER_HUB', 'GITHUB_CR', 'GITLAB_CR', 'GENERIC_CR', 'ECR', 'PUBLIC_ECR', 'SCALEWAY_CR', 'DOCR',
+  'GCP_ARTIFACT_REGISTRY', 'AZURE_CR', 'GITHUB_ENTERPRISE_CR'];
+
+/** where containers and image jobs take their images from; credentials are write-only */
+export function Registries(props: { orgId: string; canManage: boolean }) {
+  const qc = useQueryClient();
+  const [adding, setAdding] = useState(false);
+  const key = ['registries', props.orgId];
+  const list = useQuery({ queryKey: key, queryFn: () => call(api.GET('/organization/{organizationId}/containerRegistry', { params: { path: { organizationId: props.orgId } } })) });
+  return (
+    <section aria-label="Container registries">
+      <Header title="Container registries" canManage={props.canManage} adding={adding} onAdd={() => setAdding(true)} addLabel="New registry" />
+      {adding && (
+        <ResourceForm
+          title="New container registry" submitLabel="Create registry" onCancel={() => setAdding(false)}
+          fields={[
+            { name: 'name', label: 'Name', required: true },
+            { name: 'kind', label: 'Kind', kind: 'select', options: REGISTRY_KINDS, required: true },
+            { name: 'url', label: 'URL', kind: 'url', hint: 'the kind\'s own (https://docker.io, https://ghcr.io…)' },
+            { name: 'config.username', label: 'Username', help: 'leave empty for public images' },
+            { name: 'config.password', label: 'Password or access token', kind: 'password', help: 'write-only: never shown back' },
+            { name: 'description', label: 'Description' },
+          ]}
+          onSubmit={async (body) => {
+            await call(api.POST('/organization/{organizationId}/containerRegistry', { params: { path: { organizationId: props.orgId } }, body: body as never }));
+            setAdding(false);
+            await qc.invalidateQueries({ queryKey: key });
+          }}
+        />
+      )}
+      <ErrorNote error={list.error} />
+      {list.isPending && <Loading />}
+      {list.data?.results.length === 0 && <Empty>No container registry yet. Containers and image jobs need one to pull their image from.</Empty>}
+      <ul className="cards">
+        {list.data?.results.map((r) => (
+          <li key={r.id} className="card">
+            <strong>{r.name}</strong> <span className="muted">{r.kind} · {r.url}</span>
+            <p className="muted">{r.has_credential ? 'credentials set (never shown)' : 'no credentials: public images'}</p>
+            {props.canManage && <DeleteButton what={`the registry "${r.name}"`} run={() => call(api.DELETE('/organization/{organizationId}/containerRegistry/{containerRegistryId}', { params: { path: { organizationId: props.orgId, containerRegistryId: r.id } } }))} after={() => qc.invalidateQueries({ queryKey: key })} />}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

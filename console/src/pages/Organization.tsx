@@ -1,5 +1,5 @@
 // One organization: its projects (the way down to environments and services), and tabs for its
-// members, API tokens, webhooks, LLM providers and MCP connectors.
+// members, API tokens, container registries, webhooks, LLM providers and MCP connectors.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
@@ -9,11 +9,11 @@ import { ResourceForm } from '../form.tsx';
 import type { PageProps } from '../main.tsx';
 import { Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
 import { Members, Tokens } from './OrgPeople.tsx';
-import { LlmProviders, McpConnectors, Webhooks } from './OrgIntegrations.tsx';
+import { LlmProviders, McpConnectors, Registries, Webhooks } from './OrgIntegrations.tsx';
 
 const TABS = [
-  ['projects', 'Projects'], ['members', 'Members'], ['tokens', 'API tokens'], ['webhooks', 'Webhooks'],
-  ['llm', 'LLM providers'], ['mcp', 'MCP connectors'],
+  ['projects', 'Projects'], ['members', 'Members'], ['tokens', 'API tokens'], ['registries', 'Container registries'],
+  ['webhooks', 'Webhooks'], ['llm', 'LLM providers'], ['mcp', 'MCP connectors'],
 ] as const;
 
 export function useOrganization(orgId: string | undefined) {
@@ -40,6 +40,7 @@ export function OrganizationPage(p: PageProps & { orgId: string; tab: string }) 
       {p.tab === 'projects' && <Projects orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'members' && <Members orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'tokens' && <Tokens orgId={p.orgId} canManage={caps.canManage} />}
+      {p.tab === 'registries' && <Registries orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'webhooks' && <Webhooks orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'llm' && <LlmProviders orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'mcp' && <McpConnectors orgId={p.orgId} canManage={caps.canManage} />}
