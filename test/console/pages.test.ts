@@ -74,9 +74,20 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     await page.screenshot({ path: join(shots, 'api-tokens.png'), fullPage: true });
   });
 
-  test('members: the empty state says what to expect', async () => {
+  test('members: the empty state says what to expect; an invitation is sent and withdrawn', async () => {
     await tab('Members');
     await page.getByText('No member has signed in').waitFor();
+    await page.getByText('No pending invitation').waitFor();
+    await button('Invite someone').click();
+    await page.getByLabel('Email').fill('grace@example.com');
+    await page.getByLabel('Role').selectOption('DEVOPS');
+    await button('Send invitation').click();
+    const row = page.getByRole('row', { name: /grace@example\.com/ });
+    await row.waitFor();
+    assert.match(await row.innerText(), /DevOps/i);
+    await row.getByRole('button', { name: 'Withdraw' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Withdraw' }).click();
+    await page.getByText('No pending invitation').waitFor();
   });
 
   test('LLM providers and MCP connectors: created, listed, credential never shown', async () => {

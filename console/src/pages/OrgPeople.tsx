@@ -1,4 +1,5 @@
-// Members of an organization and its API tokens (a new token's value is shown once, never again).
+// Members of an organization, invitations, and its API tokens (a new token's value is shown
+// once, never again).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, call } from '../api.ts';
@@ -28,7 +29,64 @@ export function Members(props: { orgId: string; canManage: boolean }) {
           </tbody>
         </table>
       )}
+      {props.canManage && <Invitations orgId={props.orgId} />}
     </section>
+  );
+}
+
+/** inviting people by email (they accept by signing in through OIDC), and the pending invitations */
+function Invitations(props: { orgId: string }) {
+  const qc = useQueryClient();
+  const [adding, setAdding] = useState(false);
+  const key = ['invitations', props.orgId];
+  const invites = useQuery({
+    queryKey: key,
+    queryFn: () => call(api.GET('/organization/{organizationId}/inviteMember', { params: { path: { organizationId: props.orgId } } })),
+  });
+  return (
+    <>
+      <div className="row spread">
+        <h3>Invitations</h3>
+        {!adding && <button type="button" onClick={() => setAdding(true)}>Invite someone</button>}
+      </div>
+      {adding && (
+        <ResourceForm
+          title="Invite a member" submitLabel="Send invitation" onCancel={() => setAdding(false)}
+          fields={[
+            { name: 'email', label: 'Email', required: true },
+            { name: 'role', label: 'Role', kind: 'select', options: ROLES, hint: 'the API\'s default' },
+          ]}
+          onSubmit={async (body) => {
+            await call(api.POST('/organization/{organizationId}/inviteMember', { params: { path: { organizationId: props.orgId } }, body: body as never }));
+            setAdding(false);
+            await qc.invalidateQueries({ queryKey: key });
+          }}
+        />
+      )}
+      <ErrorNote error={invites.error} />
+      {invites.data?.results.length === 0 && <Empty>No pending invitation.</Empty>}
+      {invites.data && invites.data.results.length > 0 && (
+        <table>
+          <thead><tr><th>Email</th><th>Role</th><th>Status</th><th>Invited by</th><th><span className="sr-only">Actions</span></th></tr></thead>
+          <tbody>
+            {invites.data.results.map((i) => (
+              <tr key={i.id}>
+                <td>{i.email}</td><td>{i.role_name}</td><td>{i.invitation_status.toLowerCase()}</td><td>{i.inviter}</td>
+                <td>
+                  <ConfirmButton
+                    label="Withdraw" danger question={`Withdraw the invitation of ${i.email}?`}
+                    onConfirm={async () => {
+                      await call(api.DELETE('/organization/{organizationId}/inviteMember/{inviteId}', { params: { path: { organizationId: props.orgId, inviteId: i.id } } }));
+                      await qc.invalidateQueries({ queryKey: key });
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
 
