@@ -49,6 +49,16 @@ export function bodyOf(fields: FieldSpec[], values: FormValues): Record<string, 
   return body;
 }
 
+/**
+ * The body of an edit: only the top-level members with a changed field, each whole (a changed
+ * `git_repository.branch` sends the whole `git_repository`), since a PUT changes what is sent.
+ */
+export function changedBodyOf(fields: FieldSpec[], initial: FormValues, values: FormValues, always: string[] = []): Record<string, unknown> {
+  const top = (name: string) => name.split('.')[0]!;
+  const changed = new Set([...always, ...fields.filter((f) => (values[f.name] ?? '') !== (initial[f.name] ?? '')).map((f) => top(f.name))]);
+  return bodyOf(fields.filter((f) => changed.has(top(f.name))), values);
+}
+
 /** initial values of an edit form from the resource as the API returned it */
 export function valuesOf(fields: FieldSpec[], resource: unknown): FormValues {
   const out: FormValues = {};
@@ -71,6 +81,8 @@ function fieldFor(fields: FieldSpec[], problemField: string | null): string | nu
 
 export function ResourceForm(props: {
   title: string; fields: FieldSpec[]; submitLabel: string; initial?: FormValues;
+  /** top-level members an edit sends even unchanged (a PUT that requires them) */
+  alwaysSend?: string[];
   onSubmit: (body: Record<string, unknown>) => Promise<unknown>; onCancel?: () => void;
 }) {
   const [values, setValues] = useState<FormValues>(props.initial ?? {});
@@ -85,7 +97,7 @@ export function ResourceForm(props: {
     setFieldErrors({});
     setGeneral(null);
     try {
-      await props.onSubmit(bodyOf(props.fields, values));
+      await props.onSubmit(props.initial ? changedBodyOf(props.fields, props.initial, values, props.alwaysSend) : bodyOf(props.fields, values));
     } catch (err) {
       if (err instanceof ApiError) {
         const byField: Record<string, string> = {};

@@ -89,6 +89,8 @@ export const WORKFLOW_FIELDS: FieldSpec[] = [
   { name: 'enabled', label: 'Enabled', kind: 'checkbox', hint: 'true' },
   { name: 'resources.cpu_milli', label: 'CPU (millicores)', kind: 'number', hint: '1000' },
   { name: 'resources.ram_mib', label: 'Memory (MiB)', kind: 'number', hint: '1024' },
+  { name: 'resources.gpu', label: 'GPUs', kind: 'number', hint: '0', help: 'stored, not yet applied by the engine' },
+  { name: 'resources.storage_gib', label: 'Storage (GiB)', kind: 'number', hint: '0', help: 'stored, not yet applied by the engine' },
 ];
 
 export const LABEL: Record<ServiceKind | 'workflow', string> = {

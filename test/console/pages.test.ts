@@ -189,6 +189,19 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     assert.equal(hit.status, 202);
     await page.locator('section[aria-label="Runs"] tbody tr').first().waitFor({ timeout: 10_000 });
     await page.screenshot({ path: join(shots, 'workflow.png'), fullPage: true });
+    // an edit sends only what changed: the model and its provider stay as they were
+    await button('Edit settings').click();
+    const form = page.getByRole('form', { name: 'Settings of triage-bot' });
+    assert.equal(await form.getByLabel('Cron schedule').inputValue(), '0 * * * *');
+    await form.getByLabel('Agent prompt').fill('Label new issues');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.waitFor({ state: 'detached' });
+    const workflowId = new URL(page.url()).pathname.split('/').pop()!;
+    const saved = await berth.t.request('GET', `/agenticWorkflow/${workflowId}`, { token: org.token });
+    assert.equal(saved.body.agent_prompt, 'Label new issues');
+    assert.equal(saved.body.model.type, 'CLAUDE');
+    assert.ok(saved.body.model.llm_provider_id, 'the provider is still attached');
+    assert.equal(saved.body.schedule.cron_expression, '0 * * * *');
     // and it is listed among the environment's services, next to a database made from its form
     await page.goto(`${berth.base}/ui/environments/${env.id}`);
     await button('New service').click();

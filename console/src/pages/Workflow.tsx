@@ -63,7 +63,7 @@ export function WorkflowPage(p: PageProps & { id: string }) {
       )}
       {editing && w && (
         <ResourceForm
-          title={`Settings of ${name}`} submitLabel="Save" fields={fields} initial={valuesOf(fields, w)} onCancel={() => setEditing(false)}
+          title={`Settings of ${name}`} submitLabel="Save" fields={fields} initial={valuesOf(fields, w)} alwaysSend={['name']} onCancel={() => setEditing(false)}
           onSubmit={async (body) => {
             await call(api.PUT('/agenticWorkflow/{agenticWorkflowId}', { ...path, body: body as never }));
             setEditing(false);
