@@ -2,11 +2,11 @@
 // browser download), a berth listening on a loopback port, and the console built once when
 // console/dist is missing or older than its sources.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
@@ -68,4 +68,13 @@ export async function launchChromium(): Promise<Chrome> {
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+const shotsDir = join(root, 'docs/console');
+
+/** the screenshots in docs/console are refreshed only when asked: CONSOLE_SCREENSHOTS=1 */
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  if (!process.env.CONSOLE_SCREENSHOTS) return;
+  mkdirSync(shotsDir, { recursive: true });
+  await page.screenshot({ path: join(shotsDir, `${name}.png`), fullPage });
 }

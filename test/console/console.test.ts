@@ -2,15 +2,13 @@
 // user does first, end to end — sign in with a token, create a project, an environment and an
 // application, add a variable and a secret, deploy and watch it reach RUNNING with its log
 // live, see a validation error next to its field, be a viewer who sees no mutate button and is
-// refused anyway, and sign out. Screenshots of the main pages go to docs/console/.
+// refused anyway, and sign out. CONSOLE_SCREENSHOTS=1 refreshes the pictures in docs/console/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
 
 // browser globals, used only inside page.evaluate (this file is type-checked without the DOM lib)
 declare const document: any;
@@ -18,7 +16,6 @@ declare const window: any;
 declare const location: any;
 
 const skip = browserSkipReason();
-const shots = new URL('../../docs/console/', import.meta.url).pathname;
 const SECRET_VALUE = `s3cr3t-${Math.random().toString(36).slice(2)}-value`;
 
 describe('the web console in Chromium', { skip: skip ?? false }, () => {
@@ -39,7 +36,6 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     viewerToken = await org.tokenFor('VIEWER');
     chrome = await launchChromium();
     page = await chrome.context.newPage();
-    mkdirSync(shots, { recursive: true });
   });
   after(async () => {
     configureSimulatedEngine({ stepMs });
@@ -73,7 +69,7 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     await page.getByLabel('Name').fill(names.project);
     await button('Create project').click();
     await page.getByRole('link', { name: names.project }).waitFor();
-    await page.screenshot({ path: join(shots, 'organization.png'), fullPage: true });
+    await screenshot(page, 'organization');
     await page.getByRole('link', { name: names.project }).click();
     await page.getByRole('heading', { name: names.project }).waitFor();
 
@@ -96,7 +92,7 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     assert.equal(await fieldError.innerText(), 'Git repository URL must be an http(s) URL', "the API's message, with the field's label");
     assert.equal(await page.getByLabel('Git repository URL').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('.field.invalid').count(), 1, 'only that field');
-    await page.screenshot({ path: join(shots, 'create-form-validation.png'), fullPage: true });
+    await screenshot(page, 'create-form-validation');
 
     await page.getByLabel('Git repository URL').fill('https://github.com/acme/storefront.git');
     await button('Create application').click();
@@ -138,7 +134,7 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     assert.ok(await page.locator('.log .line').count() >= 2, 'several log lines');
     assert.equal(await page.evaluate(() => window.sameDocument), true, 'the page was never reloaded');
     await page.locator('.deployment-log [data-status="DEPLOYED"], .deployment-log [data-status="DONE"], .deployment-log .badge.ok').first().waitFor({ timeout: 20_000 });
-    await page.screenshot({ path: join(shots, 'service.png'), fullPage: true });
+    await screenshot(page, 'service');
     // the service's own log, on demand
     await page.getByText('Service log (build, deployment and runtime lines)').click();
     await page.locator('pre[aria-label="Service log"] .line', { hasText: 'Listening on port 8080' }).waitFor();
@@ -146,11 +142,11 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     // the environment lists it with its live status
     await page.getByRole('link', { name: names.environment }).click();
     await page.locator(`tr[data-service="${names.app}"] [data-status="RUNNING"]`).waitFor();
-    await page.screenshot({ path: join(shots, 'environment.png'), fullPage: true });
+    await screenshot(page, 'environment');
     await page.setViewportSize({ width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     assert.ok(overflow <= 1, `no sideways scrolling on a phone (overflow ${overflow}px)`);
-    await page.screenshot({ path: join(shots, 'environment-phone.png'), fullPage: true });
+    await screenshot(page, 'environment-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
@@ -211,13 +207,13 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
   });
 
   test('sign out forgets the token', async () => {
-    await page.screenshot({ path: join(shots, 'environment-viewer.png'), fullPage: true });
+    await screenshot(page, 'environment-viewer');
     await button('Sign out').click();
     await page.getByLabel('API token').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.length), 0);
     await page.goto(serviceUrl);
     await page.getByLabel('API token').waitFor();
     assert.equal(await page.getByRole('heading', { name: names.app }).count(), 0, 'nothing shown without signing in again');
-    await page.screenshot({ path: join(shots, 'sign-in.png') });
+    await screenshot(page, 'sign-in', false);
   });
 });

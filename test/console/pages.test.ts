@@ -6,15 +6,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
 
 const skip = browserSkipReason();
-const shots = new URL('../../docs/console/', import.meta.url).pathname;
 const CREDENTIAL = `sk-ant-${Math.random().toString(36).slice(2)}-never-shown`;
 
 describe('the console\'s organization and workflow pages', { skip: skip ?? false }, () => {
@@ -41,7 +38,6 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     chrome = await launchChromium();
     page = await chrome.context.newPage();
     await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
-    mkdirSync(shots, { recursive: true });
   });
   after(async () => {
     await chrome?.close();
@@ -71,7 +67,7 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     await button('I have copied it').click();
     await page.getByRole('cell', { name: 'deploy-bot' }).waitFor();
     assert.ok(!(await page.content()).includes(token), 'not shown again');
-    await page.screenshot({ path: join(shots, 'api-tokens.png'), fullPage: true });
+    await screenshot(page, 'api-tokens');
   });
 
   test('members: the empty state says what to expect; an invitation is sent and withdrawn', async () => {
@@ -161,7 +157,7 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     await page.getByRole('dialog').getByRole('button', { name: 'Redeliver' }).click();
     for (let i = 0; i < 100 && received === before; i++) await new Promise((r) => setTimeout(r, 100));
     assert.ok(received > before, 'the receiver got the event again');
-    await page.screenshot({ path: join(shots, 'webhook.png'), fullPage: true });
+    await screenshot(page, 'webhook');
   });
 
   test('agentic workflow: created from the environment, with its webhook URL, next run and runs', async () => {
@@ -188,7 +184,7 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     const hit = await fetch(berth.base + new URL(hookUrl).pathname, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"issue": 42}' });
     assert.equal(hit.status, 202);
     await page.locator('section[aria-label="Runs"] tbody tr').first().waitFor({ timeout: 10_000 });
-    await page.screenshot({ path: join(shots, 'workflow.png'), fullPage: true });
+    await screenshot(page, 'workflow');
     // an edit sends only what changed: the model and its provider stay as they were
     await button('Edit settings').click();
     const form = page.getByRole('form', { name: 'Settings of triage-bot' });
