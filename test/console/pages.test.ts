@@ -144,6 +144,10 @@ describe('the console\'s organization and workflow pages', { skip: skip ?? false
     await page.getByLabel('Events (comma-separated)').fill('DEPLOYMENT_STARTED, DEPLOYMENT_FAILED');
     await page.getByLabel('Description').fill('ops channel');
     await button('Create webhook').click();
+    const secret = (await page.locator('.secret-once').innerText()).trim();
+    assert.match(secret, /^whsec_/, 'the generated signing secret, shown once');
+    await button('I have copied it').click();
+    assert.ok(!(await page.content()).includes(secret));
     await page.getByRole('link', { name: 'ops channel' }).click();
     await page.getByText('Nothing delivered yet').waitFor();
     await button('Send a test ping').click();

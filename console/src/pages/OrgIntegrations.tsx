@@ -22,6 +22,7 @@ function Header(props: { title: string; canManage: boolean; adding: boolean; onA
 export function Webhooks(props: { orgId: string; canManage: boolean }) {
   const qc = useQueryClient();
   const [adding, setAdding] = useState(false);
+  const [secret, setSecret] = useState<string | null>(null);
   const key = ['webhooks', props.orgId];
   const hooks = useQuery({
     queryKey: key, enabled: props.canManage,
@@ -44,11 +45,19 @@ export function Webhooks(props: { orgId: string; canManage: boolean }) {
           ]}
           onSubmit={async (body) => {
             if (typeof body.events === 'string') body.events = body.events.split(',').map((s) => s.trim()).filter(Boolean);
-            await call(api.POST('/organization/{organizationId}/webhook', { params: { path: { organizationId: props.orgId } }, body: body as never }));
+            const hook = await call(api.POST('/organization/{organizationId}/webhook', { params: { path: { organizationId: props.orgId } }, body: body as never }));
             setAdding(false);
+            setSecret(hook.signing_secret ?? null);
             await qc.invalidateQueries({ queryKey: key });
           }}
         />
+      )}
+      {secret && (
+        <div className="card note" role="status">
+          <p>Deliveries are signed (Standard Webhooks) with this secret. Copy it now: it is not shown again.</p>
+          <code className="secret-once">{secret}</code>
+          <button type="button" onClick={() => setSecret(null)}>I have copied it</button>
+        </div>
       )}
       <ErrorNote error={hooks.error} />
       {hooks.isPending && <Loading />}

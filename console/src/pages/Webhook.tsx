@@ -32,7 +32,7 @@ export function WebhookPage(p: PageProps & { orgId: string; hookId: string }) {
       {h && (
         <div className="row actions">
           <Status value={h.enabled ? 'ENABLED' : 'DISABLED'} />
-          <span className="muted">{h.events.join(', ')} · secret {h.target_secret_set ? 'set (never shown)' : 'not set'}</span>
+          <span className="muted">{h.events.join(', ')} · signed with {h.target_secret_set ? 'your secret' : 'a generated secret'} (never shown)</span>
           <button type="button" onClick={async () => {
             setError(null);
             try { await call(api.POST('/organization/{organizationId}/webhook/{webhookId}/test', { params: { path }, body: {} })); await refresh(); } catch (err) { setError(err); }
