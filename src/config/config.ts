@@ -18,6 +18,8 @@ export interface Config {
   readonly oidcIssuer: string | undefined;
   readonly oidcAudience: string | undefined;
   readonly oidcJwksUrl: string | undefined;
+  /** the web console's OAuth client id at the OIDC provider; unset: the console offers token sign-in only */
+  readonly oidcClientId: string | undefined;
   /** base64 of 32 bytes; undefined means "generate into DATA_DIR" (embedded mode only) */
   readonly encryptionKey: string | undefined;
   readonly rateLimitPerHour: number;
@@ -120,6 +122,8 @@ export function loadConfig(env: Env = process.env): Config {
   if ((oidcIssuer || oidcJwksUrl) && !oidcAudience) {
     throw new ConfigError('OIDC_AUDIENCE is required when OIDC_ISSUER or OIDC_JWKS_URL is set');
   }
+  const oidcClientId = optional(env, 'OIDC_CLIENT_ID');
+  if (oidcClientId && !oidcIssuer) throw new ConfigError('OIDC_ISSUER is required when OIDC_CLIENT_ID is set (the console signs in there)');
   if (oidcJwksUrl && !oidcIssuer) {
     throw new ConfigError('OIDC_ISSUER is required when OIDC_JWKS_URL is set (tokens are checked against it)');
   }
@@ -144,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
     oidcIssuer,
     oidcAudience,
     oidcJwksUrl,
+    oidcClientId,
     encryptionKey,
     rateLimitPerHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000, 1, 10_000_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),

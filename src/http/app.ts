@@ -15,6 +15,7 @@ import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installMetrics } from './metrics.ts';
 import { createOpenApiCollector, docsPage } from './openapi.ts';
+import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
 
 declare module 'fastify' {
   interface FastifyInstance { draining: boolean }
@@ -134,5 +135,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   await app.register(async (scope) => registerModuleRoutes(scope as App, ctx));
   await app.register(async (scope) => registerModuleRoutes(scope as App, ctx), { prefix: '/api/v1' });
+  await app.register(async (scope) => consoleConfigRoute(scope as App, ctx));
+  await app.register(async (scope) => consoleConfigRoute(scope as App, ctx), { prefix: '/api/v1' });
+  // last and narrow: `/`, `/ui/…` and `/assets/…` only
+  const oidc = consoleOidc(ctx.config);
+  await app.register(async (scope) => consoleRoutes(scope as App, { connect: oidc ? [new URL(oidc.issuer).origin] : [] }));
   return app;
 }
