@@ -17,7 +17,7 @@ export function Frame(props: { crumbs: Array<{ label: string; href?: string }>; 
             </span>
           ))}
         </nav>
-        {props.engine === 'simulated' && <span className="badge warn" title="ENGINE=simulated: no containers run">simulated engine</span>}
+        {props.engine === 'simulated' && <span className="badge warn" title="The simulated engine: deployments run nothing (no Docker daemon, or ENGINE=simulated)">simulated engine</span>}
         <button type="button" className="link" onClick={props.onSignOut}>Sign out</button>
       </header>
       <main>{props.children}</main>

@@ -32,7 +32,7 @@ export function consoleOidc(config: AppContext['config']): ConsoleOidc | null {
 
 const ConsoleConfig = Type.Object({
   version: Type.String({ description: 'the berth version serving this console' }),
-  engine: Type.String({ description: 'the configured deployment engine driver (ENGINE)' }),
+  engine: Type.String({ description: 'the deployment engine in use: docker or simulated (ENGINE=auto resolves to one of them at start)' }),
   public_url: Type.String({ description: 'PUBLIC_URL: base of the addresses the API hands out' }),
   oidc: Type.Union([
     Type.Object({
@@ -65,7 +65,7 @@ export function consoleConfigRoute(app: App, ctx: AppContext): void {
       summary: 'What the web console needs before sign-in (public; holds no secret)',
       response: { 200: ConsoleConfig },
     },
-  }, async () => ({ version: ctx.version, engine: ctx.config.engine, public_url: ctx.config.publicUrl, oidc: consoleOidc(ctx.config) }));
+  }, async () => ({ version: ctx.version, engine: ctx.engine.name, public_url: ctx.config.publicUrl, oidc: consoleOidc(ctx.config) }));
 }
 
 /** the console's own pages and assets; registered once, at the root, after the API */
