@@ -15,11 +15,11 @@ import { buildImage } from './build.ts';
 import { databaseContainer } from './databases.ts';
 import { ensureImage } from './images.ts';
 import { runJobToCompletion } from './jobs.ts';
-import { builtImageTag, labelFilter, networkName, ownerLabels, parseRoutes, volumeName, type OwnerIds } from './naming.ts';
+import { builtImageTag, labelFilter, networkName, ownerLabels, parseProbe, parseRoutes, volumeName, type OwnerIds } from './naming.ts';
 import { listReplicas, publishedPorts, probeTarget, stopAndRemove } from './replicas.ts';
 import { rollout, switchIngress, type IngressLike } from './rollout.ts';
 import { cloneRepository, redactUrls } from './source.ts';
-import { waitReady, defaultReadiness } from './health.ts';
+import { waitReady } from './health.ts';
 
 export interface DockerDriverOptions {
   docker: Docker;
@@ -183,13 +183,13 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     async restart(service: DriverService, log: LogSink, signal: AbortSignal) {
       const replicas = await listReplicas(docker, service.id);
       if (replicas.length === 0) throw new EngineFailure('restart', 'The service has no replicas to restart: deploy it first');
-      const plan = service.plan;
+      // what runs is restarted: its own readiness probe (a label), not one edited since
       for (const c of replicas) {
         await log('DEPLOY', `Restarting ${c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12)}`);
         await docker.getContainer(c.Id).restart({ t: 10 });
         const fresh = (await listReplicas(docker, service.id)).find((x) => x.Id === c.Id);
         const ports = fresh ? publishedPorts(fresh) : new Map<number, number>();
-        const probe = plan?.readiness ?? defaultReadiness(plan?.database?.port ?? plan?.ports[0]?.internalPort ?? null);
+        const probe = parseProbe(c.Labels['berth.readiness']);
         if (probe) {
           await waitReady(probe, probeTarget(docker, c.Id, ports), signal, readyTimeoutMs).catch((err: Error) => {
             throw new EngineFailure('restart', `The replica did not become ready after the restart: ${err.message}`);

@@ -4,7 +4,7 @@
 import type Docker from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import { probeOnce } from './health.ts';
-import { parseLiveness } from './naming.ts';
+import { parseProbe } from './naming.ts';
 import { probeTarget, publishedPorts } from './replicas.ts';
 
 export interface LivenessChecker {
@@ -19,7 +19,7 @@ export function livenessChecker(docker: Docker): LivenessChecker {
       const now = Date.now();
       const live = new Set<string>();
       for (const c of replicas) {
-        const probe = parseLiveness(c.Labels['berth.liveness']);
+        const probe = parseProbe(c.Labels['berth.liveness']);
         if (!probe || c.State !== 'running') continue;
         live.add(c.Id);
         const entry = seen.get(c.Id) ?? { failures: 0, lastAt: 0 };

@@ -54,19 +54,20 @@ export function ownerLabels(ids: OwnerIds): Record<string, string> {
 }
 
 /** labels of a long-running replica */
-export function replicaLabels(ids: OwnerIds, generation: string, replica: number, routes: RouteLabel[], liveness: ProbePlan | null = null): Record<string, string> {
+export function replicaLabels(ids: OwnerIds, generation: string, replica: number, routes: RouteLabel[], probes: { readiness: ProbePlan | null; liveness: ProbePlan | null }): Record<string, string> {
   return {
     ...ownerLabels(ids),
     'berth.role': 'replica',
     'berth.generation': generation,
     'berth.replica': String(replica),
     'berth.routes': JSON.stringify(routes),
-    ...(liveness ? { 'berth.liveness': JSON.stringify(liveness) } : {}),
+    ...(probes.readiness ? { 'berth.readiness': JSON.stringify(probes.readiness) } : {}),
+    ...(probes.liveness ? { 'berth.liveness': JSON.stringify(probes.liveness) } : {}),
   };
 }
 
-/** the liveness probe a replica was created with (the observer runs it) */
-export function parseLiveness(label: string | undefined): ProbePlan | null {
+/** a probe a replica was created with (berth.readiness for restarts, berth.liveness for the observer) */
+export function parseProbe(label: string | undefined): ProbePlan | null {
   if (!label) return null;
   try {
     const p = JSON.parse(label) as ProbePlan;

@@ -8,7 +8,7 @@ import type Docker from 'dockerode';
 import { publicLinks } from '../links.ts';
 import type { LogSink } from '../engine.ts';
 import { EngineFailure } from '../engine.ts';
-import type { RuntimePlan } from '../plan.ts';
+import type { ProbePlan, RuntimePlan } from '../plan.ts';
 import { replicaCreateOptions } from './containers.ts';
 import { defaultReadiness, waitReady } from './health.ts';
 import { copyFiles } from './files.ts';
@@ -50,6 +50,11 @@ export function routesOf(serviceId: string, slug: string, environmentId: string,
   return [...byPort].map(([port, hosts]) => ({ id: `${serviceId}-${port}`, hosts, port }));
 }
 
+/** the readiness probe of a plan: its own, or TCP on the first port (a database's, else the service's) */
+export function readinessOf(plan: RuntimePlan): ProbePlan | null {
+  return plan.readiness ?? defaultReadiness(plan.database?.port ?? plan.ports[0]?.internalPort ?? null);
+}
+
 async function createReplica(input: RolloutInput, replica: number, routes: RouteLabel[]): Promise<{ id: string; hostPorts: Map<number, number> }> {
   const ports = new Set(input.plan.ports.map((p) => p.internalPort));
   if (input.plan.database) ports.add(input.plan.database.port);
@@ -60,7 +65,7 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
     await input.docker.getContainer(name).remove({ force: true }).catch(() => {});
     const container = await input.docker.createContainer(replicaCreateOptions({
       name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
-      labels: replicaLabels(input.ids, input.generation, replica, routes, input.plan.liveness), plan: input.plan, hostPorts,
+      labels: replicaLabels(input.ids, input.generation, replica, routes, { readiness: readinessOf(input.plan), liveness: input.plan.liveness }), plan: input.plan, hostPorts,
       restart: 'unless-stopped', extraEnv: input.extraEnv, cmd: input.cmd, dataDir: input.dataDir,
     }));
     try {
@@ -103,8 +108,7 @@ export async function rollout(input: RolloutInput, log: LogSink, signal: AbortSi
   const started: Array<{ id: string; hostPorts: Map<number, number> }> = [];
   try {
     for (let i = 0; i < count; i++) started.push(await createReplica(input, i, routes));
-    const firstPort = plan.database?.port ?? plan.ports[0]?.internalPort ?? null;
-    const probe = plan.readiness ?? defaultReadiness(firstPort);
+    const probe = readinessOf(plan);
     await Promise.all(started.map(async (r, i) => {
       const target = probeTarget(docker, r.id, r.hostPorts);
       if (probe) await waitReady(probe, target, signal, input.readyTimeoutMs);
