@@ -13,6 +13,7 @@ import type { Principal } from '../modules/access/principal.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
 import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
+import { installIgnoredFieldsHeader } from './ignored-fields.ts';
 import { installMetrics } from './metrics.ts';
 import { createOpenApiCollector, docsPage } from './openapi.ts';
 
@@ -31,7 +32,9 @@ function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce ? 'array' : false,
     removeAdditional: true,
     useDefaults: true,
-    allErrors: false,
+    // bodies: every problem at once (docs/decisions/0402); verbose: errors carry what was sent
+    allErrors: !coerce,
+    verbose: true,
     strict: false,
   });
   addFormats(ajv);
@@ -115,6 +118,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
   installIdempotency(app, ctx.db);
+  installIgnoredFieldsHeader(app);
   installMetrics(app, ctx);
 
   app.get('/healthz', { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));

@@ -13,6 +13,7 @@ export const ErrorBody = Type.Object(
     message: Type.String(),
     code: Type.String({ description: 'stable machine-readable error code (snake_case)' }),
     request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { description: 'validation errors: every problem of the request (the first is `message`)' })),
   },
   { description: 'Error', additionalProperties: true },
 );
