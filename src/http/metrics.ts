@@ -22,7 +22,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics') return;
+    if (route === '/metrics' || route === '/api/v1/metrics') return;
     const key = `${request.method}\u0000${route}\u0000${reply.statusCode}`;
     let s = series.get(key);
     if (!s) {
@@ -35,7 +35,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]! += 1;
   });
 
-  app.get('/metrics', { config: { public: true, hidden: true } }, async (request, reply) => {
+  for (const path of ['/metrics', '/api/v1/metrics']) app.get(path, { config: { public: true, hidden: true } }, async (request, reply) => {
     const token = ctx.config.metricsToken;
     if (token) {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';

@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document, generated from the routes' own TypeBox schemas as they are
 // registered (never restated by hand), with both security schemes and the error responses of
-// every operation. Served at /openapi.json; /docs renders it as a plain reference page.
+// every operation. Served at /openapi.json; /docs renders it (src/http/docs.ts).
 import type { RouteOptions } from 'fastify';
+import { roleTableMarkdown } from '../modules/access/role-table.ts';
 import { ErrorBody, optionalBody } from './schemas.ts';
 
 interface RouteSchema {
@@ -80,6 +81,13 @@ function shareRepeatedSchemas(paths: Record<string, Record<string, any>>, compon
   each((holder, hint) => { holder.schema = intern(holder.schema, hint); });
 }
 
+/** `listProjectDeploymentRules` → `List project deployment rules` (operations without a summary of their own) */
+export function summaryFromOperationId(id: string | undefined): string | undefined {
+  if (!id) return undefined;
+  const words = id.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 export function createOpenApiCollector(info: { version: string; publicUrl: string }) {
   const operations: Array<{ method: string; url: string; schema: RouteSchema; isPublic: boolean; bodyOptional: boolean }> = [];
   let cached: object | undefined;
@@ -125,7 +133,7 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
         (paths[path] ??= {})[op.method] = {
           operationId: op.schema.operationId,
           tags: op.schema.tags,
-          summary: op.schema.summary,
+          summary: op.schema.summary ?? summaryFromOperationId(op.schema.operationId),
           description: op.schema.description,
           ...(op.isPublic ? { security: [] } : {}),
           parameters: parameters.length ? parameters : undefined,
@@ -140,7 +148,12 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
         info: {
           title: 'berth API',
           version: info.version,
-          description: 'Control plane for cloud application infrastructure. Every path is also served under /api/v1.',
+          description: [
+            'Control plane for cloud application infrastructure. Every path is also served under /api/v1.',
+            'Authenticate with `Authorization: Token <API_TOKEN>` or `Authorization: Bearer <JWT>`. Errors are `{status, error, message, code, request_id}` (validation errors add `errors`).',
+            '## Roles\n\nEach member and API token has one role in its organization. What each role may do (the table the services enforce):',
+            roleTableMarkdown(),
+          ].join('\n\n'),
         },
         servers: [{ url: info.publicUrl }],
         security: [{ bearerAuth: [] }, { ApiKeyAuth: [] }],
@@ -156,22 +169,4 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
       return cached;
     },
   };
-}
-
-export function docsPage(): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>berth API reference</title>
-<style>body{font:14px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em}
-code{background:#f3f3f3;padding:1px 4px}h2{margin-top:2em;border-bottom:1px solid #ddd}
-.op{margin:.3em 0}.m{display:inline-block;width:5em;font-weight:bold}pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:24em}</style>
-</head><body><h1>berth API reference</h1><p>The machine-readable document is at <a href="openapi.json"><code>/openapi.json</code></a>.
-Authenticate with <code>Authorization: Token &lt;API_TOKEN&gt;</code> or <code>Authorization: Bearer &lt;JWT&gt;</code>.</p>
-<div id="ops">Loading…</div><script>
-fetch('openapi.json').then(r=>r.json()).then(doc=>{const byTag={};
-for(const [p,ms] of Object.entries(doc.paths))for(const [m,op] of Object.entries(ms)){const t=(op.tags||['Other'])[0];(byTag[t]=byTag[t]||[]).push([m,p,op])}
-const el=document.getElementById('ops');el.textContent='';
-for(const t of Object.keys(byTag).sort()){const h=document.createElement('h2');h.textContent=t;el.append(h);
-for(const [m,p,op] of byTag[t]){const d=document.createElement('details');d.className='op';const s=document.createElement('summary');
-s.innerHTML='<span class="m">'+m.toUpperCase()+'</span><code></code> ';s.querySelector('code').textContent=p;s.append(op.summary||op.operationId||'');d.append(s);
-const pre=document.createElement('pre');pre.textContent=JSON.stringify({parameters:op.parameters,requestBody:op.requestBody,responses:op.responses},null,2);d.append(pre);el.append(d)}}});
-</script></body></html>`;
 }
