@@ -22,6 +22,7 @@ import { createWorkflowsService, type WorkflowsService } from './modules/workflo
 import { createWorkflowRunsService, type WorkflowRunsService } from './modules/workflows/runs.service.ts';
 import { createServicesService, type ServicesService } from './modules/services/services.service.ts';
 import { createServiceGroupsService, type ServiceGroupsService } from './modules/services/groups/groups.service.ts';
+import { createAuditService, type AuditService } from './modules/audit/audit.service.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -44,6 +45,7 @@ export interface Services {
   workflowRuns: WorkflowRunsService;
   services: ServicesService;
   serviceGroups: ServiceGroupsService;
+  audit: AuditService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -71,6 +73,7 @@ export function createServices(parts: ContextParts): Services {
   const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments });
   const services = createServicesService({ db, sealer: parts.sealer, scope });
   const serviceGroups = createServiceGroupsService({ db, organizations });
-  all = { services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
+  const audit = createAuditService({ db, organizations });
+  all = { audit, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
   return all;
 }

@@ -15,6 +15,7 @@ import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installIgnoredFieldsHeader } from './ignored-fields.ts';
 import { installLocationHeaders } from './location.ts';
+import { installAuditLog } from '../modules/audit/audit.hook.ts';
 import { installMetrics } from './metrics.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { registerDocs } from './docs.ts';
@@ -122,6 +123,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installIdempotency(app, ctx.db);
   installIgnoredFieldsHeader(app);
   installLocationHeaders(app, () => patterns);
+  installAuditLog(app, ctx.db);
   installMetrics(app, ctx);
 
   // the operational routes answer at the root and under /api/v1, like every other path
