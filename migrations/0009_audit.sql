@@ -30,3 +30,12 @@ create table audit_events (
 );
 create index audit_events_org_seq_idx on audit_events (organization_id, seq desc);
 create index audit_events_org_target_idx on audit_events (organization_id, target_id, seq desc);
+
+-- Monotonic counters for /metrics (src/db/counters.ts): deployments and webhook deliveries by
+-- outcome, bumped in the transaction of the change they count; never decremented.
+create table metric_counters (
+  name    text not null,
+  labels  text not null,
+  value   bigint not null default 0,
+  primary key (name, labels)
+);
