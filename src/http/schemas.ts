@@ -30,6 +30,12 @@ export const PageQuery = Type.Object({
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'items per page, 1 to 100' })),
 });
 
+/** lists of named resources also take `?name=` (exact, case-insensitive) */
+export const NamedPageQuery = Type.Object({
+  ...PageQuery.properties,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only the item of this name (case-insensitive)' })),
+});
+
 export function Paginated<T extends TSchema>(item: T) {
   return Type.Object({ results: Type.Array(item), pagination: Pagination });
 }
