@@ -27,6 +27,28 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '500': 'Internal server error',
 };
 
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  'API tokens': 'Organization API tokens (machine-to-machine; shown once)',
+  'Agentic Workflows': 'AI-agent workflows run on a webhook or a cron schedule, and their runs',
+  Applications: 'Services built from a git repository',
+  Clusters: 'Where environments run, with the capacity one service may request',
+  'Container registries': 'Registries containers and jobs pull their images from',
+  Containers: 'Services run from an image',
+  Databases: 'Managed or container databases and their credentials',
+  'Deployment rules': 'Defaults and schedules applied to environments of a project',
+  Deployments: 'Deployment records, queues, logs and cancellation',
+  Environments: 'Environments of a project, their actions, statuses and histories',
+  Jobs: 'Cron and lifecycle jobs',
+  'LLM Providers': 'Model providers agentic workflows call',
+  'MCP Servers': 'MCP connectors agentic workflows can use',
+  Members: 'Members, invitations and roles of an organization',
+  'Organization Annotations and Labels Groups': 'Kubernetes annotations and labels shared by services',
+  'Organization Webhooks': 'Outgoing webhooks, their deliveries and test pings',
+  Organizations: 'Organizations, ownership and the audit log',
+  Projects: 'Projects of an organization',
+  Variables: 'Environment variables and secrets at every scope, aliases and overrides',
+};
+
 const MIN_SHARED_SIZE = 200;
 
 /**
@@ -148,6 +170,7 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
         info: {
           title: 'berth API',
           version: info.version,
+          license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
           description: [
             'Control plane for cloud application infrastructure. Every path is also served under /api/v1.',
             'Authenticate with `Authorization: Token <API_TOKEN>` or `Authorization: Bearer <JWT>`. Errors are `{status, error, message, code, request_id}` (validation errors add `errors`).',
@@ -156,6 +179,7 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
           ].join('\n\n'),
         },
         servers: [{ url: info.publicUrl }],
+        tags: [...new Set(operations.flatMap((o) => o.schema.tags ?? []))].sort().map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
         security: [{ bearerAuth: [] }, { ApiKeyAuth: [] }],
         components: {
           securitySchemes: {
