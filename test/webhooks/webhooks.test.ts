@@ -208,7 +208,7 @@ describe('organization webhooks', () => {
     }
     const res = await postJson(`http://localhost:${new URL(base).port}/dns`, '{}', {}, { allowPrivate: false, timeoutMs: 2000 });
     assert.equal(res.refused, true);
-    assert.match(res.error!, /non-public/);
+    assert.match(res.error!, /non-public.*WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
     assert.equal(at('/dns').length, 0);
   });
 });
