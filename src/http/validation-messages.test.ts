@@ -14,6 +14,7 @@ const Schema = Type.Object({
   limit: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   repo: Type.Optional(Type.Union([Type.Object({ url: Type.String(), branch: Type.Optional(Type.String({ minLength: 1 })) }), Type.Null()])),
   tags: Type.Optional(Type.Array(Type.String())),
+  ports: Type.Optional(Type.Union([Type.Array(Type.Object({ protocol: Type.Union([Type.Literal('HTTP'), Type.Literal('TCP')]) })), Type.Null()])),
   settings: Type.Optional(Type.Object({}, { additionalProperties: { not: {} } })),
 });
 const validate = ajv.compile(Schema);
@@ -42,6 +43,8 @@ test('every problem at once, in order, the first one first', () => {
 test('a problem inside one branch of a union is reported where it is', () => {
   assert.deepEqual(problems({ name: 'x', mode: 'STAGING', repo: { url: 'u', branch: '' } }).map((p) => p.message), ['repo.branch must NOT have fewer than 1 characters']);
   assert.deepEqual(problems({ name: 'x', mode: 'STAGING', repo: 'github' }).map((p) => p.message), ['repo must be object or null; got "github"']);
+  assert.deepEqual(problems({ name: 'x', mode: 'STAGING', ports: [{ protocol: 'HTTP' }, { protocol: 'SMTP' }] }),
+    [{ field: 'ports.1.protocol', message: 'ports.1.protocol must be one of HTTP, TCP; got "SMTP"' }]);
 });
 
 test('no body at all is named as such; other contexts are prefixed', () => {

@@ -61,30 +61,36 @@ function single(issue: ValidationIssue, context: string | undefined): Validation
 
 /** one problem per issue, unions folded, duplicates dropped, in Ajv's order */
 export function validationProblems(issues: readonly ValidationIssue[], context?: string): ValidationProblem[] {
-  const unions = issues.filter((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
-  const inUnion = (i: ValidationIssue) => unions.some((u) => u !== i && u.schemaPath && i.schemaPath?.startsWith(`${u.schemaPath}/`));
+  const isUnion = (i: ValidationIssue) => i.keyword === 'anyOf' || i.keyword === 'oneOf';
+  const inside = (u: ValidationIssue, i: ValidationIssue) => u !== i && !!u.schemaPath && !!i.schemaPath?.startsWith(`${u.schemaPath}/`);
+  const unions = issues.filter(isUnion);
   const out: ValidationProblem[] = [];
   for (const issue of issues) {
-    if (issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf') {
-      if (!inUnion(issue)) out.push(single(issue, context));
+    if (unions.some((u) => inside(u, issue))) continue;
+    if (!isUnion(issue)) {
+      out.push(single(issue, context));
       continue;
     }
-    if (inUnion(issue)) continue;
-    const nested = issues.filter((i) => i !== issue && i.schemaPath?.startsWith(`${issue.schemaPath}/`) && i.keyword !== 'anyOf' && i.keyword !== 'oneOf');
+    const nested = issues.filter((i) => inside(issue, i));
+    const deeper = nested.filter((i) => i.instancePath !== issue.instancePath);
+    const here = nested.filter((i) => i.instancePath === issue.instancePath && !isUnion(i));
     const subject = fieldName(context, issue.instancePath) || (context ?? 'body');
-    const here = nested.filter((i) => i.instancePath === issue.instancePath);
-    const values = nested.filter((i) => i.keyword === 'const' || i.keyword === 'enum');
-    // a union of literals (TypeBox writes {type, const} per branch): name the values, not the types
-    if (values.length > 0 && nested.every((i) => i.keyword === 'const' || i.keyword === 'enum' || (i.keyword === 'type' && i.instancePath === issue.instancePath))) {
+    if (deeper.length > 0) {
+      // the value has the shape of a branch but something inside it is wrong: report that
+      out.push(...validationProblems(deeper, context));
+      continue;
+    }
+    const values = here.filter((i) => i.keyword === 'const' || i.keyword === 'enum');
+    if (values.length > 0) {
+      // a union of literals (TypeBox writes {type, const} per branch): name the values, not the types
       out.push({ field: subject, message: `${subject} must be one of ${oneOf([...new Set(values.flatMap(allowedOf))])}; got ${shown(issue.data)}` });
-    } else if (here.length === nested.length && nested.length > 0 && nested.every((i) => i.keyword === 'type' || i.keyword === 'const')) {
-      const kinds = nested.map((i) => (i.keyword === 'type' ? String(i.params?.type) : JSON.stringify(i.params?.allowedValue)));
-      out.push({ field: subject, message: `${subject} must be ${[...new Set(kinds)].join(' or ')}; got ${shown(issue.data)}` });
+    } else if (here.length > 0 && here.every((i) => i.keyword === 'type')) {
+      const kinds = [...new Set(here.map((i) => String(i.params?.type)))];
+      out.push({ field: subject, message: `${subject} must be ${kinds.join(' or ')}; got ${shown(issue.data)}` });
+    } else if (here.length > 0) {
+      out.push(single(here.find((i) => i.keyword !== 'type') ?? here[0]!, context));
     } else {
-      // the value has the right shape but something inside it is wrong: report the inner problems
-      const inner = nested.filter((i) => i.instancePath !== issue.instancePath || (i.keyword !== 'type' && i.keyword !== 'const'));
-      if (inner.length > 0) out.push(...inner.map((i) => single(i, context)));
-      else out.push({ field: subject, message: `${subject} has an invalid value; got ${shown(issue.data)}` });
+      out.push({ field: subject, message: `${subject} has an invalid value; got ${shown(issue.data)}` });
     }
   }
   const seen = new Set<string>();
