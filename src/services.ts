@@ -23,6 +23,7 @@ import { createWorkflowRunsService, type WorkflowRunsService } from './modules/w
 import { createServicesService, type ServicesService } from './modules/services/services.service.ts';
 import { createServiceGroupsService, type ServiceGroupsService } from './modules/services/groups/groups.service.ts';
 import { createJobRunsService, type JobRunsService } from './modules/job-runs/job-runs.service.ts';
+import { createAuditService, type AuditService } from './modules/audit/audit.service.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -46,6 +47,7 @@ export interface Services {
   services: ServicesService;
   serviceGroups: ServiceGroupsService;
   jobRuns: JobRunsService;
+  audit: AuditService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -74,6 +76,7 @@ export function createServices(parts: ContextParts): Services {
   const services = createServicesService({ db, sealer: parts.sealer, scope, appContext });
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
-  all = { jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
+  const audit = createAuditService({ db, organizations });
+  all = { audit, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
   return all;
 }

@@ -13,8 +13,12 @@ import type { Principal } from '../modules/access/principal.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
 import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
+import { installIgnoredFieldsHeader } from './ignored-fields.ts';
+import { installLocationHeaders } from './location.ts';
+import { installAuditLog } from '../modules/audit/audit.hook.ts';
 import { installMetrics } from './metrics.ts';
-import { createOpenApiCollector, docsPage } from './openapi.ts';
+import { createOpenApiCollector } from './openapi.ts';
+import { registerDocs } from './docs.ts';
 import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
 
 declare module 'fastify' {
@@ -32,7 +36,9 @@ function makeAjv(coerce: boolean): Ajv {
     coerceTypes: coerce ? 'array' : false,
     removeAdditional: true,
     useDefaults: true,
-    allErrors: false,
+    // bodies: every problem at once (docs/decisions/0402); verbose: errors carry what was sent
+    allErrors: !coerce,
+    verbose: true,
     strict: false,
   });
   addFormats(ajv);
@@ -116,22 +122,28 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
   installIdempotency(app, ctx.db);
+  installIgnoredFieldsHeader(app);
+  installLocationHeaders(app, () => patterns);
+  installAuditLog(app, ctx.db);
   installMetrics(app, ctx);
 
-  app.get('/healthz', { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { config: { public: true, hidden: true } }, async () => {
-    if (app.draining) throw unavailable('Shutting down');
-    let version: string | null;
-    try {
-      version = await appliedVersion(ctx.db);
-    } catch {
-      throw unavailable('The database is unreachable');
-    }
-    if (version === null || version < latestVersion()) throw unavailable('Database migrations are not applied');
-    return { status: 'ready', migration: version };
-  });
-  app.get('/openapi.json', { config: { public: true, hidden: true } }, async () => openapi.document());
-  app.get('/docs', { config: { public: true, hidden: true } }, async (_req, reply) => reply.type('text/html').send(docsPage()));
+  // the operational routes answer at the root and under /api/v1, like every other path
+  for (const prefix of ['', '/api/v1']) {
+    app.get(`${prefix}/healthz`, { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));
+    app.get(`${prefix}/readyz`, { config: { public: true, hidden: true } }, async () => {
+      if (app.draining) throw unavailable('Shutting down');
+      let version: string | null;
+      try {
+        version = await appliedVersion(ctx.db);
+      } catch {
+        throw unavailable('The database is unreachable');
+      }
+      if (version === null || version < latestVersion()) throw unavailable('Database migrations are not applied');
+      return { status: 'ready', migration: version };
+    });
+    app.get(`${prefix}/openapi.json`, { config: { public: true, hidden: true } }, async () => openapi.document());
+    registerDocs(app, prefix);
+  }
 
   await app.register(async (scope) => registerModuleRoutes(scope as App, ctx));
   await app.register(async (scope) => registerModuleRoutes(scope as App, ctx), { prefix: '/api/v1' });

@@ -1,49 +1,13 @@
 // One error handler for every failure: application errors, validation errors (400 naming the
-// field), Fastify's own errors (malformed JSON, 413, 415), unknown routes (404) and wrong
-// methods (405). The body is always {status, error, message, code, request_id}; a 500 says
+// field; every problem listed in `errors`), Fastify's own errors (malformed JSON, 413, 415),
+// unknown routes (404) and wrong methods (405). The body is always {status, error, message, code, request_id}; a 500 says
 // nothing about internals (the details go to the log).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, reasonPhrase } from '../lib/errors.ts';
+import { validationProblems, type ValidationIssue, type ValidationProblem } from './validation-messages.ts';
 
-interface ValidationIssue { instancePath?: string; message?: string; keyword?: string; params?: Record<string, unknown> }
-
-export function errorBody(status: number, code: string, message: string, requestId: string) {
-  return { status, error: reasonPhrase(status), message, code, request_id: requestId };
-}
-
-function fieldName(context: string | undefined, path: string | undefined): string {
-  const dotted = (path ?? '').replace(/^\//, '').split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
-  if (context === 'body' || context === undefined) return dotted;
-  return dotted ? `${context}.${dotted}` : context;
-}
-
-export function describeValidation(issues: ValidationIssue[], context?: string): string {
-  const issue = issues[0];
-  if (!issue) return 'Invalid request';
-  const base = fieldName(context, issue.instancePath);
-  const at = (name: string) => (base ? `${base}.${name}` : name);
-  switch (issue.keyword) {
-    case 'required':
-      return `${at(String(issue.params?.missingProperty))} is required`;
-    case 'additionalProperties':
-      return `${at(String(issue.params?.additionalProperty))} is not a known field`;
-    case 'not':
-      return `${base || 'body'} is not a known field`;
-    case 'const':
-    case 'enum': {
-      const allowed = (issue.params?.allowedValues as unknown[] | undefined) ?? (issue.params?.allowedValue !== undefined ? [issue.params.allowedValue] : []);
-      return `${base || 'body'} must be one of ${allowed.map(String).join(', ')}`;
-    }
-    case 'anyOf': {
-      const nested = issues.slice(1).filter((i) => i.keyword === 'const');
-      if (nested.length > 0) {
-        return `${base || 'body'} must be one of ${nested.map((i) => String(i.params?.allowedValue)).join(', ')}`;
-      }
-      return `${base || 'body'} has an invalid value`;
-    }
-    default:
-      return `${base || (context ?? 'body')} ${issue.message ?? 'is invalid'}`;
-  }
+export function errorBody(status: number, code: string, message: string, requestId: string, errors?: ValidationProblem[]) {
+  return { status, error: reasonPhrase(status), message, code, request_id: requestId, ...(errors ? { errors } : {}) };
 }
 
 export function installErrorHandling(app: FastifyInstance, routePatterns: () => Array<{ method: string; regex: RegExp }>): void {
@@ -51,6 +15,7 @@ export function installErrorHandling(app: FastifyInstance, routePatterns: () => 
     let status: number;
     let code: string;
     let message: string;
+    let problems: ValidationProblem[] | undefined;
     if (err instanceof AppError) {
       status = err.status;
       code = err.code;
@@ -60,7 +25,8 @@ export function installErrorHandling(app: FastifyInstance, routePatterns: () => 
       const fe = err as FastifyError & { validationContext?: string };
       status = 400;
       code = 'validation_error';
-      message = describeValidation(fe.validation as ValidationIssue[], fe.validationContext);
+      problems = validationProblems(fe.validation as ValidationIssue[], fe.validationContext);
+      message = problems[0]?.message ?? 'Invalid request';
     } else if (typeof (err as FastifyError).statusCode === 'number' && (err as FastifyError).statusCode! >= 400 && (err as FastifyError).statusCode! < 500) {
       status = (err as FastifyError).statusCode!;
       code = (err as FastifyError).code?.startsWith('FST_ERR_CTP_') ? fastifyCode(status) : fastifyCode(status);
@@ -72,7 +38,7 @@ export function installErrorHandling(app: FastifyInstance, routePatterns: () => 
       request.log.error({ err }, 'unhandled error');
     }
     if (status >= 500 && status !== 500) request.log.warn({ err: { message: err.message } }, 'request failed');
-    reply.code(status).type('application/json').send(errorBody(status, code, message, String(request.id)));
+    reply.code(status).type('application/json').send(errorBody(status, code, message, String(request.id), problems));
   });
 
   app.setNotFoundHandler((request, reply) => {

@@ -1,9 +1,11 @@
 // GET /metrics in Prometheus text format: request durations by route and status (recorded in
 // this process), queue depth and age per task kind, and whatever modules add through
-// `metricsCollectors` (deployments and webhook deliveries by outcome). Protected: with
-// METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; otherwise only loopback
-// clients may read it.
+// `metricsCollectors` (deployments and webhook deliveries by outcome), and the standard process and
+// Node.js metrics (prom-client's default collectors: CPU, memory, event loop lag, GC, handles).
+// Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; otherwise
+// only loopback clients may read it.
 import type { FastifyInstance } from 'fastify';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../lib/crypto.ts';
 import { AppError } from '../lib/errors.ts';
@@ -17,12 +19,23 @@ export const metricsCollectors: MetricsCollector[] = [];
 
 interface Series { buckets: number[]; count: number; sum: number }
 
+/** one registry per process for the default metrics (collectDefaultMetrics may run only once per registry) */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
   const series = new Map<string, Series>();
+  const defaults = processMetrics();
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics') return;
+    if (route === '/metrics' || route === '/api/v1/metrics') return;
     const key = `${request.method}\u0000${route}\u0000${reply.statusCode}`;
     let s = series.get(key);
     if (!s) {
@@ -35,7 +48,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]! += 1;
   });
 
-  app.get('/metrics', { config: { public: true, hidden: true } }, async (request, reply) => {
+  for (const path of ['/metrics', '/api/v1/metrics']) app.get(path, { config: { public: true, hidden: true } }, async (request, reply) => {
     const token = ctx.config.metricsToken;
     if (token) {
       const given = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
@@ -57,6 +70,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
     }
     lines.push(...(await queueMetrics(ctx)));
     for (const collect of metricsCollectors) lines.push((await collect(ctx).catch(() => '')).trimEnd());
+    lines.push((await defaults.metrics()).trimEnd());
     return reply.type('text/plain; version=0.0.4').send(lines.filter(Boolean).join('\n') + '\n');
   });
 }

@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 document, generated from the routes' own TypeBox schemas as they are
 // registered (never restated by hand), with both security schemes and the error responses of
-// every operation. Served at /openapi.json; /docs renders it as a plain reference page.
+// every operation. Served at /openapi.json; /docs renders it (src/http/docs.ts).
 import type { RouteOptions } from 'fastify';
+import { roleTableMarkdown } from '../modules/access/role-table.ts';
 import { ErrorBody, optionalBody } from './schemas.ts';
 
 interface RouteSchema {
@@ -24,6 +25,28 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   '413': 'Request body too large',
   '429': 'Too many requests (rate limit exceeded)',
   '500': 'Internal server error',
+};
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  'API tokens': 'Organization API tokens (machine-to-machine; shown once)',
+  'Agentic Workflows': 'AI-agent workflows run on a webhook or a cron schedule, and their runs',
+  Applications: 'Services built from a git repository',
+  Clusters: 'Where environments run, with the capacity one service may request',
+  'Container registries': 'Registries containers and jobs pull their images from',
+  Containers: 'Services run from an image',
+  Databases: 'Managed or container databases and their credentials',
+  'Deployment rules': 'Defaults and schedules applied to environments of a project',
+  Deployments: 'Deployment records, queues, logs and cancellation',
+  Environments: 'Environments of a project, their actions, statuses and histories',
+  Jobs: 'Cron and lifecycle jobs',
+  'LLM Providers': 'Model providers agentic workflows call',
+  'MCP Servers': 'MCP connectors agentic workflows can use',
+  Members: 'Members, invitations and roles of an organization',
+  'Organization Annotations and Labels Groups': 'Kubernetes annotations and labels shared by services',
+  'Organization Webhooks': 'Outgoing webhooks, their deliveries and test pings',
+  Organizations: 'Organizations, ownership and the audit log',
+  Projects: 'Projects of an organization',
+  Variables: 'Environment variables and secrets at every scope, aliases and overrides',
 };
 
 const MIN_SHARED_SIZE = 200;
@@ -80,6 +103,13 @@ function shareRepeatedSchemas(paths: Record<string, Record<string, any>>, compon
   each((holder, hint) => { holder.schema = intern(holder.schema, hint); });
 }
 
+/** `listProjectDeploymentRules` → `List project deployment rules` (operations without a summary of their own) */
+export function summaryFromOperationId(id: string | undefined): string | undefined {
+  if (!id) return undefined;
+  const words = id.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 export function createOpenApiCollector(info: { version: string; publicUrl: string }) {
   const operations: Array<{ method: string; url: string; schema: RouteSchema; isPublic: boolean; bodyOptional: boolean }> = [];
   let cached: object | undefined;
@@ -125,7 +155,7 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
         (paths[path] ??= {})[op.method] = {
           operationId: op.schema.operationId,
           tags: op.schema.tags,
-          summary: op.schema.summary,
+          summary: op.schema.summary ?? summaryFromOperationId(op.schema.operationId),
           description: op.schema.description,
           ...(op.isPublic ? { security: [] } : {}),
           parameters: parameters.length ? parameters : undefined,
@@ -140,9 +170,16 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
         info: {
           title: 'berth API',
           version: info.version,
-          description: 'Control plane for cloud application infrastructure. Every path is also served under /api/v1.',
+          license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+          description: [
+            'Control plane for cloud application infrastructure. Every path is also served under /api/v1.',
+            'Authenticate with `Authorization: Token <API_TOKEN>` or `Authorization: Bearer <JWT>`. Errors are `{status, error, message, code, request_id}` (validation errors add `errors`).',
+            '## Roles\n\nEach member and API token has one role in its organization. What each role may do (the table the services enforce):',
+            roleTableMarkdown(),
+          ].join('\n\n'),
         },
         servers: [{ url: info.publicUrl }],
+        tags: [...new Set(operations.flatMap((o) => o.schema.tags ?? []))].sort().map((name) => ({ name, ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}) })),
         security: [{ bearerAuth: [] }, { ApiKeyAuth: [] }],
         components: {
           securitySchemes: {
@@ -156,22 +193,4 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
       return cached;
     },
   };
-}
-
-export function docsPage(): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><title>berth API reference</title>
-<style>body{font:14px/1.5 system-ui,sans-serif;max-width:980px;margin:2em auto;padding:0 1em}
-code{background:#f3f3f3;padding:1px 4px}h2{margin-top:2em;border-bottom:1px solid #ddd}
-.op{margin:.3em 0}.m{display:inline-block;width:5em;font-weight:bold}pre{background:#f7f7f7;padding:.5em;overflow:auto;max-height:24em}</style>
-</head><body><h1>berth API reference</h1><p>The machine-readable document is at <a href="openapi.json"><code>/openapi.json</code></a>.
-Authenticate with <code>Authorization: Token &lt;API_TOKEN&gt;</code> or <code>Authorization: Bearer &lt;JWT&gt;</code>.</p>
-<div id="ops">Loading…</div><script>
-fetch('openapi.json').then(r=>r.json()).then(doc=>{const byTag={};
-for(const [p,ms] of Object.entries(doc.paths))for(const [m,op] of Object.entries(ms)){const t=(op.tags||['Other'])[0];(byTag[t]=byTag[t]||[]).push([m,p,op])}
-const el=document.getElementById('ops');el.textContent='';
-for(const t of Object.keys(byTag).sort()){const h=document.createElement('h2');h.textContent=t;el.append(h);
-for(const [m,p,op] of byTag[t]){const d=document.createElement('details');d.className='op';const s=document.createElement('summary');
-s.innerHTML='<span class="m">'+m.toUpperCase()+'</span><code></code> ';s.querySelector('code').textContent=p;s.append(op.summary||op.operationId||'');d.append(s);
-const pre=document.createElement('pre');pre.textContent=JSON.stringify({parameters:op.parameters,requestBody:op.requestBody,responses:op.responses},null,2);d.append(pre);el.append(d)}}});
-</script></body></html>`;
 }

@@ -8,6 +8,8 @@ export interface PageRequest {
   /** null: no limit (every item) */
   limit: number | null;
   offset: number;
+  /** `?name=`: only the item of this name (case-insensitive, as names are unique per parent) */
+  name?: string | null;
 }
 
 export interface PageInfo { page: number; page_size: number; total_count: number; total_pages: number }
@@ -15,13 +17,14 @@ export interface PageInfo { page: number; page_size: number; total_count: number
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-export function pageRequest(query: { page?: number; page_size?: number }, kind: 'configuration' | 'history'): PageRequest {
+export function pageRequest(query: { page?: number; page_size?: number; name?: string }, kind: 'configuration' | 'history'): PageRequest {
+  const name = typeof query.name === 'string' ? query.name : null;
   if (kind === 'configuration' && query.page === undefined && query.page_size === undefined) {
-    return { page: 1, pageSize: 0, limit: null, offset: 0 };
+    return { page: 1, pageSize: 0, limit: null, offset: 0, name };
   }
   const page = query.page ?? 1;
   const pageSize = query.page_size ?? DEFAULT_PAGE_SIZE;
-  return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize };
+  return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize, name };
 }
 
 export function pageInfo(req: PageRequest, totalCount: number): PageInfo {

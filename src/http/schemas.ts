@@ -13,6 +13,7 @@ export const ErrorBody = Type.Object(
     message: Type.String(),
     code: Type.String({ description: 'stable machine-readable error code (snake_case)' }),
     request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), { description: 'validation errors: every problem of the request (the first is `message`)' })),
   },
   { description: 'Error', additionalProperties: true },
 );
@@ -27,6 +28,12 @@ export const Pagination = Type.Object({
 export const PageQuery = Type.Object({
   page: Type.Optional(Type.Integer({ minimum: 1, description: 'page number, from 1' })),
   page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'items per page, 1 to 100' })),
+});
+
+/** lists of named resources also take `?name=` (exact, case-insensitive) */
+export const NamedPageQuery = Type.Object({
+  ...PageQuery.properties,
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'only the item of this name (case-insensitive)' })),
 });
 
 export function Paginated<T extends TSchema>(item: T) {

@@ -19,6 +19,7 @@ import { workflowRunRoutes } from './workflows/runs.routes.ts';
 import { deploymentRoutes } from './deployments/deployments.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { jobRunRoutes } from './job-runs/job-runs.routes.ts';
+import { auditRoutes } from './audit/audit.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -39,4 +40,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   deploymentRoutes(app, ctx);
   webhookRoutes(app, ctx);
   jobRunRoutes(app, ctx);
+  auditRoutes(app, ctx);
 }

@@ -1,9 +1,11 @@
-// GET /metrics: Prometheus text with request durations by route and status and queue depth,
+// GET /metrics: Prometheus text with request durations by route and status, queue depth,
+// counters of deployments and webhook deliveries by outcome, process and Node.js metrics,
 // readable by loopback clients, or with METRICS_TOKEN as a bearer token.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedEnvironment, seedService } from '../support/factories.ts';
-import { seedOrganization, startTestApp } from '../support/harness.ts';
+import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { eventually, seedOrganization, startTestApp } from '../support/harness.ts';
 
 describe('metrics', () => {
   test('request durations by route and status, queue depth per kind', async () => {
@@ -18,12 +20,25 @@ describe('metrics', () => {
       assert.match(r.body, /berth_http_request_duration_seconds_count\{method="GET",route="\/organization\/:organizationId",status="200"\} 1/);
       assert.match(r.body, /status="404"\} 1/);
       assert.match(r.body, /berth_queue_tasks\{kind="maintenance.cleanup",state="created"\} \d+/);
+      assert.match(r.body, /^process_cpu_user_seconds_total \d/m);
+      assert.match(r.body, /^nodejs_eventloop_lag_seconds \d/m);
+      assert.match(r.body, /^process_resident_memory_bytes \d/m);
+      await startDeploymentWorkers(t.ctx);
       const env = await seedEnvironment(t, org);
       const app = await seedService(t, env, 'APPLICATION');
-      assert.equal((await t.request('POST', `/application/${app}/deploy`, { token: org.token, body: {} })).status, 202);
-      const after = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
-      assert.match(after.body, /# TYPE berth_deployments gauge\nberth_deployments\{status="[A-Z_]+"\} [1-9]/);
-      assert.match(after.body, /# TYPE berth_webhook_attempts gauge/);
+      const deployed = (text: string) => Number(/^berth_deployments_total\{action="DEPLOY",status="DEPLOYED"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+      const before = deployed((await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body);
+      const d = await t.request('POST', `/application/${app}/deploy`, { token: org.token, body: {} });
+      assert.equal(d.status, 202);
+      await eventually(async () => (await t.request('GET', `/deployment/${d.body.id}`, { token: org.token })).body.finished, 20_000);
+      const after = (await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+      assert.match(after, /# TYPE berth_deployments_total counter/);
+      assert.ok(deployed(after) >= before + 1, `${before} → ${deployed(after)}`);
+      assert.match(after, /# TYPE berth_webhook_attempts_total counter/);
+      // deleting the service deletes its deployment rows; the counter does not go down
+      assert.equal((await t.request('DELETE', `/application/${app}`, { token: org.token })).status, 204);
+      const later = (await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+      assert.ok(deployed(later) >= deployed(after));
       const remote = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '203.0.113.9' });
       assert.equal(remote.statusCode, 403);
     } finally {

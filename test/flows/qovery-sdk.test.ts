@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import {
   ApplicationActionsApi, ApplicationConfigurationApi, ApplicationDeploymentHistoryApi, ApplicationEnvironmentVariableApi,
   ApplicationLogsApi, ApplicationMainCallsApi, ApplicationSecretApi, ApplicationsApi, ClustersApi, Configuration,
-  ContainerActionsApi, ContainerMainCallsApi, ContainerRegistriesApi, ContainersApi, DatabaseActionsApi, DatabaseMainCallsApi,
+  ContainerActionsApi, ContainerMainCallsApi, OrganizationEventApi, ContainerRegistriesApi, ContainersApi, DatabaseActionsApi, DatabaseMainCallsApi,
   DatabasesApi, EnvironmentActionsApi, EnvironmentDeploymentHistoryApi, EnvironmentMainCallsApi, EnvironmentVariableApi,
   EnvironmentsApi, JobActionsApi, JobMainCallsApi, JobsApi, MembersApi, OrganizationApiTokenApi, OrganizationMainCallsApi,
   OrganizationWebhookApi, ProjectDeploymentRuleApi, ProjectEnvironmentVariableApi, ProjectMainCallsApi, ProjectSecretApi,
@@ -238,5 +238,20 @@ describe('the official Qovery TypeScript SDK against a listening berth', () => {
     // berth answers with the seed's names of the same events (docs/qovery-compatibility.md)
     assert.deepEqual(created.data.events, ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED']);
     assert.ok((await hooks.listOrganizationWebHooks(org.id)).data.results?.some((h) => h.id === created.data.id));
+  });
+
+  test('the audit log reads as getOrganizationEvents, filtered and paged', async () => {
+    const api = new OrganizationEventApi(token);
+    const page = (await api.getOrganizationEvents(org.id, 3)).data;
+    assert.equal(page.events?.length, 3);
+    assert.ok(page.links?.next);
+    const e = page.events![0]!;
+    assert.ok(e.id && e.timestamp && e.event_type && e.target_type && e.triggered_by && e.origin);
+    const continueToken = new URL(page.links!.next!, base).searchParams.get('continueToken')!;
+    const next = (await api.getOrganizationEvents(org.id, 3, undefined, undefined, continueToken)).data;
+    assert.notEqual(next.events![0]!.id, e.id);
+    const deploys = (await api.getOrganizationEvents(org.id, 100, undefined, undefined, undefined, undefined, 'TRIGGER_DEPLOY', 'APPLICATION')).data;
+    assert.ok((deploys.events ?? []).length >= 1);
+    assert.ok(deploys.events!.every((x) => x.event_type === 'TRIGGER_DEPLOY' && x.target_type === 'APPLICATION'));
   });
 });

@@ -48,7 +48,7 @@ describe('conventions', () => {
 
   test('a wrong JSON type is 400, not coerced, and the message names the field', async () => {
     const r = await t.request('POST', `/organization/${org.id}/apiToken`, { token: org.token, body: { name: 123, role: 'VIEWER' } });
-    assert.equal(expectErrorBody(r, 400).message, 'name must be string');
+    assert.equal(expectErrorBody(r, 400).message, 'name must be string; got 123');
   });
 
   test('read-only members on input are ignored', async () => {

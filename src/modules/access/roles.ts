@@ -49,3 +49,11 @@ export function resolveRole(input: { role?: string | null; role_id?: string | nu
   }
   return undefined;
 }
+
+/** what each action covers, as the services apply it (rendered in the API reference's role table) */
+export const ACTION_SCOPES: Readonly<Record<Action, string>> = {
+  read: 'read the organization and everything in it (no secret values)',
+  write: 'create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations',
+  manage: 'clusters, container registries, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log',
+  own: 'delete the organization, transfer its ownership',
+};

@@ -38,11 +38,11 @@ export async function findDefaultCluster(db: Queryable, organizationId: string):
   return rows[0] ? toCluster(rows[0]) : null;
 }
 
-export async function listClusters(db: Queryable, organizationId: string, limit: number | null, offset: number): Promise<{ items: Cluster[]; total: number }> {
+export async function listClusters(db: Queryable, organizationId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Cluster[]; total: number }> {
   const rows = await db.query<ClusterRow & { total: number }>(
-    `select ${COLUMNS}, count(*) over () as total from clusters where organization_id = $1
-      order by created_at, id limit $2 offset $3`, [organizationId, limit, offset]);
-  const total = rows[0] ? Number(rows[0].total) : await countClusters(db, organizationId);
+    `select ${COLUMNS}, count(*) over () as total from clusters where organization_id = $1 and ($4::text is null or lower(name) = lower($4))
+      order by created_at, id limit $2 offset $3`, [organizationId, limit, offset, name]);
+  const total = rows[0] ? Number(rows[0].total) : name !== null ? 0 : await countClusters(db, organizationId);
   return { items: rows.map(toCluster), total };
 }
 

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { NoContent, NamedPageQuery, idParams } from '../../http/schemas.ts';
 import { ClusterAdvancedSettings, ClusterAdvancedSettingsPatch } from './cluster-settings.ts';
 import { Cluster, ClusterList, ClusterRequest, ClusterStatus, ClusterStatusList } from './clusters.schemas.ts';
 
@@ -14,7 +14,7 @@ export function clusterRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.clusters;
 
   app.get('/organization/:organizationId/cluster', {
-    schema: { tags, operationId: 'listOrganizationCluster', params: OrgParams, querystring: PageQuery, response: { 200: ClusterList } },
+    schema: { tags, operationId: 'listOrganizationCluster', params: OrgParams, querystring: NamedPageQuery, response: { 200: ClusterList } },
   }, async (req) => svc.list(req.principal, req.params.organizationId, pageRequest(req.query, 'configuration')));
 
   app.post('/organization/:organizationId/cluster', {

@@ -42,7 +42,7 @@ export function createClustersService(deps: { db: Db; organizations: Organizatio
   return {
     async list(p, organizationId, req) {
       await organizations.authorize(p, organizationId, 'read');
-      const { items, total } = await repo.listClusters(db, organizationId, req.limit, req.offset);
+      const { items, total } = await repo.listClusters(db, organizationId, req.limit, req.offset, req.name ?? null);
       return page(req, items, total);
     },
     async create(p, organizationId, body) {

@@ -2,6 +2,7 @@
 // transaction: start (status, service state, DEPLOYMENT_STARTED) and settle (final status,
 // service status columns, the event, the settled hooks, and waking the next deployment of the
 // environment's queue).
+import { bumpCounter } from '../../db/counters.ts';
 import type { Queryable } from '../../db/db.ts';
 import { emitEvent } from '../../events/emit.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
@@ -57,6 +58,7 @@ export async function settle(tx: Queryable, deps: LifecycleDeps, d: repo.Deploym
   await repo.lockEnvironment(tx, d.environment_id);
   const wasHead = await repo.queueHead(tx, d.environment_id) === d.id;
   await repo.finish(tx, d.id, status, message);
+  await bumpCounter(tx, 'berth_deployments_total', { action: d.action, status });
   const othersPending = await repo.unfinishedOfService(tx, d.service_id, d.id);
   if (status === 'DEPLOYED') await repo.markServiceDeployed(tx, d.service_id, d.started_at);
   else if (status === 'RESTARTED') await repo.setServiceState(tx, d.service_id, 'RUNNING');

@@ -1,33 +1,31 @@
-// Prometheus lines for deployments by outcome, and webhook deliveries by outcome, read from the
-// tables at scrape time (so every process reports the same cluster-wide figures).
+// Prometheus lines for deployments and webhook deliveries by outcome: counters that only go up
+// (metric_counters, bumped where the outcome is recorded, so they survive the deletion of the
+// rows they count), plus the current webhook events by status (a gauge). Read from the database
+// at scrape time, so every process reports the same cluster-wide figures.
 import type { AppContext } from '../../context.ts';
+import { readCounters } from '../../db/counters.ts';
 import { metricsCollectors } from '../../http/metrics.ts';
 
+const COUNTERS: Array<{ name: string; help: string }> = [
+  { name: 'berth_deployments_total', help: 'Finished deployments by action and final status' },
+  { name: 'berth_webhook_deliveries_total', help: 'Webhook events by final delivery outcome (delivered, failed)' },
+  { name: 'berth_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (success, 4xx, 5xx, error)' },
+];
+
+function labelText(labels: Record<string, string>): string {
+  return Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',');
+}
+
 async function collect(ctx: AppContext): Promise<string> {
-  const lines: string[] = [
-    '# HELP berth_deployments Deployments by status (final statuses are outcomes)',
-    '# TYPE berth_deployments gauge',
-  ];
-  const deployments = await ctx.db.query<{ status: string; n: number }>(
-    'select status, count(*)::int as n from deployments group by status order by status');
-  for (const r of deployments) lines.push(`berth_deployments{status="${r.status}"} ${r.n}`);
-  lines.push(
-    '# HELP berth_webhook_events Webhook events by delivery status',
-    '# TYPE berth_webhook_events gauge',
-  );
+  const lines: string[] = [];
+  for (const c of COUNTERS) {
+    lines.push(`# HELP ${c.name} ${c.help}`, `# TYPE ${c.name} counter`);
+    for (const r of await readCounters(ctx.db, c.name)) lines.push(`${c.name}{${labelText(r.labels)}} ${r.value}`);
+  }
+  lines.push('# HELP berth_webhook_events Webhook events by current delivery status', '# TYPE berth_webhook_events gauge');
   const events = await ctx.db.query<{ status: string; n: number }>(
     'select status, count(*)::int as n from webhook_events group by status order by status');
   for (const r of events) lines.push(`berth_webhook_events{status="${r.status}"} ${r.n}`);
-  lines.push(
-    '# HELP berth_webhook_attempts Webhook delivery attempts by outcome',
-    '# TYPE berth_webhook_attempts gauge',
-  );
-  const attempts = await ctx.db.query<{ outcome: string; n: number }>(
-    `select case when response_status between 200 and 299 then 'success'
-                 when response_status is null then 'error'
-                 else (response_status / 100)::text || 'xx' end as outcome, count(*)::int as n
-       from webhook_attempts group by 1 order by 1`);
-  for (const r of attempts) lines.push(`berth_webhook_attempts{outcome="${r.outcome}"} ${r.n}`);
   return lines.join('\n');
 }
 

@@ -32,10 +32,10 @@ export async function findEnvironment(db: Queryable, id: string): Promise<Enviro
   return rows[0] ? toEnvironment(rows[0]) : null;
 }
 
-export async function listEnvironments(db: Queryable, projectId: string, limit: number | null, offset: number): Promise<{ items: Environment[]; total: number }> {
+export async function listEnvironments(db: Queryable, projectId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Environment[]; total: number }> {
   const { rows, total } = await selectPage<EnvironmentRow>(db,
-    `${SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`, [projectId],
-    'select count(*)::int as n from environments where project_id = $1', limit, offset);
+    `${SELECT} where e.project_id = $1 and ($2::text is null or lower(e.name) = lower($2)) order by e.created_at, e.id limit $3 offset $4`, [projectId, name],
+    'select count(*)::int as n from environments e where e.project_id = $1 and ($2::text is null or lower(e.name) = lower($2))', limit, offset);
   return { items: rows.map(toEnvironment), total };
 }
 

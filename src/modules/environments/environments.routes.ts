@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { NoContent, NamedPageQuery, idParams } from '../../http/schemas.ts';
 import { CloneEnvironmentRequest, CreateEnvironmentRequest, EditEnvironmentRequest, Environment, EnvironmentList } from './environments.schemas.ts';
 
 const tags = ['Environments'];
@@ -12,7 +12,7 @@ export function environmentRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.environments;
 
   app.get('/project/:projectId/environment', {
-    schema: { tags, operationId: 'listEnvironment', params: idParams('projectId'), querystring: PageQuery, response: { 200: EnvironmentList } },
+    schema: { tags, operationId: 'listEnvironment', params: idParams('projectId'), querystring: NamedPageQuery, response: { 200: EnvironmentList } },
   }, async (req) => svc.list(req.principal, req.params.projectId, pageRequest(req.query, 'configuration')));
 
   app.post('/project/:projectId/environment', {

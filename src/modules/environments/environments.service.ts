@@ -89,7 +89,7 @@ export function createEnvironmentsService(deps: {
   return {
     async list(p, projectId, req) {
       await projects.resolve(p, projectId, 'read');
-      const { items, total } = await repo.listEnvironments(db, projectId, req.limit, req.offset);
+      const { items, total } = await repo.listEnvironments(db, projectId, req.limit, req.offset, req.name ?? null);
       return page(req, items, total);
     },
     async create(p, projectId, body) {

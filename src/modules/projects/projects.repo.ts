@@ -26,10 +26,11 @@ export async function findProject(db: Queryable, id: string): Promise<Project | 
   return rows[0] ? toProject(rows[0]) : null;
 }
 
-export async function listProjects(db: Queryable, organizationId: string, limit: number | null, offset: number): Promise<{ items: Project[]; total: number }> {
+export async function listProjects(db: Queryable, organizationId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Project[]; total: number }> {
   const { rows, total } = await selectPage<ProjectRow>(db,
-    `select ${COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`, [organizationId],
-    'select count(*)::int as n from projects where organization_id = $1', limit, offset);
+    `select ${COLUMNS} from projects p where p.organization_id = $1 and ($2::text is null or lower(p.name) = lower($2))
+      order by p.created_at, p.id limit $3 offset $4`, [organizationId, name],
+    'select count(*)::int as n from projects p where p.organization_id = $1 and ($2::text is null or lower(p.name) = lower($2))', limit, offset);
   return { items: rows.map(toProject), total };
 }
 

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { NoContent, NamedPageQuery, idParams } from '../../http/schemas.ts';
 import { Project, ProjectList, ProjectRequest } from './projects.schemas.ts';
 
 const tags = ['Projects'];
@@ -11,7 +11,7 @@ export function projectRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.projects;
 
   app.get('/organization/:organizationId/project', {
-    schema: { tags, operationId: 'listProject', params: idParams('organizationId'), querystring: PageQuery, response: { 200: ProjectList } },
+    schema: { tags, operationId: 'listProject', params: idParams('organizationId'), querystring: NamedPageQuery, response: { 200: ProjectList } },
   }, async (req) => svc.list(req.principal, req.params.organizationId, pageRequest(req.query, 'configuration')));
 
   app.post('/organization/:organizationId/project', {

@@ -38,7 +38,7 @@ export function createProjectsService(deps: { db: Db; organizations: Organizatio
     resolve,
     async list(p, organizationId, req) {
       await organizations.authorize(p, organizationId, 'read');
-      const { items, total } = await repo.listProjects(db, organizationId, req.limit, req.offset);
+      const { items, total } = await repo.listProjects(db, organizationId, req.limit, req.offset, req.name ?? null);
       return page(req, items, total);
     },
     async create(p, organizationId, body) {

@@ -35,13 +35,13 @@ export async function findRegistryRef(db: Queryable, organizationId: string, id:
   return rows[0] ?? null;
 }
 
-export async function listRegistries(db: Queryable, organizationId: string, limit: number | null, offset: number): Promise<{ items: RegistryRecord[]; total: number }> {
+export async function listRegistries(db: Queryable, organizationId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: RegistryRecord[]; total: number }> {
   const rows = await db.query<RegistryRow & { total: number }>(
-    `select ${COLUMNS}, count(*) over () as total from container_registries where organization_id = $1
-      order by created_at, id limit $2 offset $3`, [organizationId, limit, offset]);
+    `select ${COLUMNS}, count(*) over () as total from container_registries where organization_id = $1 and ($4::text is null or lower(name) = lower($4))
+      order by created_at, id limit $2 offset $3`, [organizationId, limit, offset, name]);
   let total = rows[0] ? Number(rows[0].total) : 0;
   if (!rows[0] && offset > 0) {
-    const n = await db.query<{ n: number }>('select count(*)::int as n from container_registries where organization_id = $1', [organizationId]);
+    const n = await db.query<{ n: number }>('select count(*)::int as n from container_registries where organization_id = $1 and ($2::text is null or lower(name) = lower($2))', [organizationId, name]);
     total = n[0]?.n ?? 0;
   }
   return { items: rows.map(toRecord), total };

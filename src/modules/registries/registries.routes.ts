@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { NoContent, NamedPageQuery, idParams } from '../../http/schemas.ts';
 import { ContainerRegistry, ContainerRegistryList, ContainerRegistryRequest } from './registries.schemas.ts';
 
 const tags = ['Container registries'];
@@ -13,7 +13,7 @@ export function registryRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.registries;
 
   app.get('/organization/:organizationId/containerRegistry', {
-    schema: { tags, operationId: 'listContainerRegistry', params: OrgParams, querystring: PageQuery, response: { 200: ContainerRegistryList } },
+    schema: { tags, operationId: 'listContainerRegistry', params: OrgParams, querystring: NamedPageQuery, response: { 200: ContainerRegistryList } },
   }, async (req) => svc.list(req.principal, req.params.organizationId, pageRequest(req.query, 'configuration')));
 
   app.post('/organization/:organizationId/containerRegistry', {

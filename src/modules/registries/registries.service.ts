@@ -59,7 +59,7 @@ export function createRegistriesService(deps: { db: Db; organizations: Organizat
   return {
     async list(p, organizationId, req) {
       await organizations.authorize(p, organizationId, 'read');
-      const { items, total } = await repo.listRegistries(db, organizationId, req.limit, req.offset);
+      const { items, total } = await repo.listRegistries(db, organizationId, req.limit, req.offset, req.name ?? null);
       return page(req, items.map(toResponse), total);
     },
     async create(p, organizationId, body) {

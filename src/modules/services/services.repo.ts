@@ -57,10 +57,10 @@ export async function deleteService(db: Queryable, id: string): Promise<boolean>
 }
 
 /** services of an environment, optionally of one type, oldest first; total for pagination */
-export async function listServices(db: Queryable, environmentId: string, type: string | null, limit: number | null, offset: number): Promise<{ rows: ServiceRow[]; total: number }> {
-  const where = 'where environment_id = $1 and ($2::text is null or type = $2)';
+export async function listServices(db: Queryable, environmentId: string, type: string | null, limit: number | null, offset: number, name: string | null = null): Promise<{ rows: ServiceRow[]; total: number }> {
+  const where = 'where environment_id = $1 and ($2::text is null or type = $2) and ($3::text is null or lower(name) = lower($3))';
   return selectPage<ServiceRow>(db,
-    `select ${COLUMNS} from services ${where} order by created_at, id limit $3 offset $4`, [environmentId, type],
+    `select ${COLUMNS} from services ${where} order by created_at, id limit $4 offset $5`, [environmentId, type, name],
     `select count(*)::int as n from services ${where}`, limit, offset);
 }
 

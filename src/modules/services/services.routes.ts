@@ -5,7 +5,7 @@ import type { TSchema } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { PageQuery, Paginated, idParams } from '../../http/schemas.ts';
+import { NamedPageQuery, Paginated, idParams } from '../../http/schemas.ts';
 import {
   ApplicationAdvancedSettingsPatchSchema, ApplicationAdvancedSettingsSchema, ContainerAdvancedSettingsPatchSchema,
   ContainerAdvancedSettingsSchema, JobAdvancedSettingsPatchSchema, JobAdvancedSettingsSchema, defaultAdvancedSettings, type ServiceKind,
@@ -38,7 +38,7 @@ export function serviceRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.services;
 
   app.get('/environment/:environmentId/services', {
-    schema: { tags: ['Environments'], operationId: 'listEnvironmentServices', summary: 'Every service of the environment, of any type', params: idParams('environmentId'), querystring: PageQuery, response: { 200: Paginated(ServiceListItem) } },
+    schema: { tags: ['Environments'], operationId: 'listEnvironmentServices', summary: 'Every service of the environment, of any type', params: idParams('environmentId'), querystring: NamedPageQuery, response: { 200: Paginated(ServiceListItem) } },
   }, async (req) => svc.listEnvironmentServices(req.principal, req.params.environmentId, pageRequest(req.query, 'configuration')));
 
   for (const t of TYPES) {

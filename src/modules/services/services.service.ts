@@ -131,7 +131,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
     },
     async list(p, environmentId, h, req) {
       const env = await scope.environment(p, environmentId, 'read');
-      const { rows, total } = await repo.listServices(db, environmentId, h.type, req.limit, req.offset);
+      const { rows, total } = await repo.listServices(db, environmentId, h.type, req.limit, req.offset, req.name ?? null);
       return page(req, await present(h, rows, env), total);
     },
     async edit(p, id, h, body) {
@@ -162,7 +162,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
     },
     async listEnvironmentServices(p, environmentId, req) {
       await scope.environment(p, environmentId, 'read');
-      const { rows, total } = await repo.listServices(db, environmentId, null, req.limit, req.offset);
+      const { rows, total } = await repo.listServices(db, environmentId, null, req.limit, req.offset, req.name ?? null);
       return page(req, rows.map((r) => ({
         id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name, slug: r.slug,
         service_type: r.type, environment: { id: r.environment_id },

@@ -5,7 +5,7 @@ import type { TSchema } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { NoContent, NamedPageQuery, idParams } from '../../http/schemas.ts';
 import type { ServiceTypeHandler } from './services.service.ts';
 
 export interface TypeRoutes {
@@ -28,7 +28,7 @@ export function registerTypeRoutes(app: App, ctx: AppContext, d: TypeRoutes): vo
   const idOf = (req: { params: unknown }) => (req.params as Record<string, string>)[idName]!;
 
   app.get(`/environment/:environmentId/${d.path}`, {
-    schema: { tags, operationId: d.operationIds.list, params: EnvParams, querystring: PageQuery, response: { 200: d.list } },
+    schema: { tags, operationId: d.operationIds.list, params: EnvParams, querystring: NamedPageQuery, response: { 200: d.list } },
   }, async (req) => svc.list(req.principal, req.params.environmentId, d.handler, pageRequest(req.query, 'configuration')));
 
   app.post(`/environment/:environmentId/${d.path}`, {

@@ -29,7 +29,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
       const list = addresses as Array<{ address: string; family: number }>;
       const bad = list.find((a) => !allowPrivate && isPrivateAddress(a.address));
       if (bad || list.length === 0) {
-        return callback(new RefusedTarget(`target ${hostname} resolves to a non-public address (${bad?.address ?? 'none'})`), '', 0);
+        return callback(new RefusedTarget(`target ${hostname} resolves to a non-public address (${bad?.address ?? 'none'}); WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows it`), '', 0);
       }
       if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
       callback(null, list[0]!.address, list[0]!.family);
@@ -48,7 +48,7 @@ export async function postJson(target: string, body: string, headers: Record<str
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !opts.allowPrivate && isPrivateAddress(host)) {
-    return done({ status: null, body: null, retryAfter: undefined, error: `target address ${host} is not public`, refused: true });
+    return done({ status: null, body: null, retryAfter: undefined, error: `target address ${host} is not public; WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows it`, refused: true });
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<PostResult>((resolve) => {

@@ -1,5 +1,6 @@
 // SQL for organization webhooks, their events (one per webhook per emitted event) and the
 // delivery attempts of each event.
+import { bumpCounter } from '../../db/counters.ts';
 import type { Queryable } from '../../db/db.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 
@@ -105,6 +106,8 @@ export async function recordAttempt(db: Queryable, a: {
     `insert into webhook_attempts (event_id, attempt, target_url, response_status, response_body, error, duration_ms)
      values ($1, $2, $3, $4, $5, $6, $7)`,
     [a.eventId, a.attempt, a.targetUrl, a.status, a.body, a.error, a.durationMs]);
+  const outcome = a.status === null ? 'error' : a.status >= 200 && a.status < 300 ? 'success' : `${Math.floor(a.status / 100)}xx`;
+  await bumpCounter(db, 'berth_webhook_attempts_total', { outcome });
 }
 
 export async function updateEventOutcome(db: Queryable, id: string, o: {
@@ -114,6 +117,7 @@ export async function updateEventOutcome(db: Queryable, id: string, o: {
     `update webhook_events set status = $2, attempts = $3, last_status_code = $4, target_url_used = $5, next_attempt_at = $6,
        updated_at = now() where id = $1`,
     [id, o.status, o.attempts, o.lastStatusCode, o.targetUrl, o.nextAttemptAt]);
+  if (o.status !== 'PENDING') await bumpCounter(db, 'berth_webhook_deliveries_total', { outcome: o.status.toLowerCase() });
 }
 
 export async function resetEventForRedelivery(db: Queryable, id: string): Promise<void> {

@@ -41,7 +41,7 @@ export function targetUrlProblem(raw: string, allowPrivate: boolean): string | n
   if (!allowPrivate) {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isPrivateAddress(host))) {
-      return 'target_url must not point to a loopback, private, link-local or metadata address';
+      return 'target_url must not point to a loopback, private, link-local or metadata address (set WEBHOOK_ALLOW_PRIVATE_TARGETS=true to allow such targets, e.g. on-premise)';
     }
   }
   return null;

@@ -1,11 +1,13 @@
 // Organization webhook request and response shapes (the public API's OrganizationWebhook*),
 // and the delivery history items (WebhookEventResponse plus attempts).
 import { Type } from 'typebox';
+import { ACCEPTED_EVENT_NAMES, EVENT_KIND_NAMES } from '../../events/catalogue.ts';
 import { BaseRecord, NullableString, Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
 
 const Kind = Type.Union([Type.Literal('STANDARD'), Type.Literal('SLACK')]);
 const EnvironmentType = Type.Union(['DEVELOPMENT', 'STAGING', 'PRODUCTION', 'PREVIEW'].map((m) => Type.Literal(m)));
-const EventName = Type.String({ minLength: 1, maxLength: 100, description: 'an event kind of the catalogue (public-client spellings accepted)' });
+const EventName = Type.String({ enum: ACCEPTED_EVENT_NAMES, description: 'an event kind of the catalogue (public-client spellings accepted as aliases)' });
+const EventKindName = Type.String({ enum: EVENT_KIND_NAMES, description: 'an event kind of the catalogue' });
 
 const members = {
   kind: Type.Optional(Kind),
@@ -32,7 +34,7 @@ export const Webhook = Type.Object({
   target_url: Type.String(),
   description: NullableString,
   enabled: Type.Boolean(),
-  events: Type.Array(Type.String()),
+  events: Type.Array(EventKindName),
   project_names_filter: Type.Array(Type.String()),
   environment_types_filter: Type.Array(Type.String()),
   target_secret_set: Type.Boolean({ description: 'true when the signing secret was given as target_secret' }),

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Static } from 'typebox';
 import type { Config } from '../../config/config.ts';
 import type { Db } from '../../db/db.ts';
-import { canonicalEventKind } from '../../events/catalogue.ts';
+import { ACCEPTED_EVENT_NAMES, canonicalEventKind } from '../../events/catalogue.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
@@ -36,7 +36,7 @@ function canonicalEvents(names: string[]): string[] {
   const out: string[] = [];
   for (const name of names) {
     const kind = canonicalEventKind(name);
-    if (!kind) throw badRequest(`Unknown event kind "${name}"`);
+    if (!kind) throw badRequest(`Unknown event kind "${name}"; valid kinds: ${ACCEPTED_EVENT_NAMES.join(', ')}`);
     if (!out.includes(kind)) out.push(kind);
   }
   return out;

@@ -1,0 +1,44 @@
+// Unknown body members are dropped for compatibility (docs/decisions/0003), but silently dropping
+// a typo like `git_repository.brnch` hides it: the response names every dropped member in
+// `X-Berth-Ignored-Fields`. The body is copied before validation and compared after it.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+export const IGNORED_FIELDS_HEADER = 'x-berth-ignored-fields';
+const MAX_LISTED = 20;
+
+function segment(key: string): string {
+  return /^[\w$@-]+$/.test(key) ? key : encodeURIComponent(key);
+}
+
+/** paths of members present in `before` and absent from `after` (what validation removed) */
+export function droppedPaths(before: unknown, after: unknown, prefix = ''): string[] {
+  if (Array.isArray(before)) {
+    if (!Array.isArray(after)) return [];
+    return before.flatMap((item, i) => droppedPaths(item, after[i], `${prefix}[${i}]`));
+  }
+  if (before === null || typeof before !== 'object' || after === null || typeof after !== 'object' || Array.isArray(after)) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(before)) {
+    const path = prefix ? `${prefix}.${segment(key)}` : segment(key);
+    if (!Object.hasOwn(after, key)) out.push(path);
+    else out.push(...droppedPaths(value, (after as Record<string, unknown>)[key], path));
+  }
+  return out;
+}
+
+export function installIgnoredFieldsHeader(app: FastifyInstance): void {
+  const snapshots = new WeakMap<FastifyRequest, unknown>();
+  app.addHook('preValidation', async (request) => {
+    if (request.body !== null && typeof request.body === 'object' && request.routeOptions.schema?.body) {
+      snapshots.set(request, structuredClone(request.body));
+    }
+  });
+  app.addHook('preHandler', async (request, reply) => {
+    const before = snapshots.get(request);
+    if (before === undefined) return;
+    const dropped = droppedPaths(before, request.body);
+    if (dropped.length === 0) return;
+    const listed = dropped.slice(0, MAX_LISTED).join(', ');
+    reply.header(IGNORED_FIELDS_HEADER, dropped.length > MAX_LISTED ? `${listed}, (+${dropped.length - MAX_LISTED} more)` : listed);
+  });
+}

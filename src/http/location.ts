@@ -1,0 +1,40 @@
+// 201 and 202 answers say where to look next: `Location` names the created resource (found among
+// the registered routes: `<collection>/<id>`, `/<kind>/<id>` or beside the parent of an action), and a deployment's 202 also
+// carries `Link` to its status and its logs (an environment action's to the environment's
+// status and deployment history).
+import type { FastifyInstance } from 'fastify';
+
+type Patterns = () => ReadonlyArray<{ method: string; regex: RegExp }>;
+
+interface Answer { id?: unknown; service_id?: unknown; deployments?: unknown }
+
+export function installLocationHeaders(app: FastifyInstance, patterns: Patterns): void {
+  const exists = (path: string) => patterns().some((p) => p.regex.test(path));
+
+  app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+    if ((reply.statusCode !== 201 && reply.statusCode !== 202) || payload === null || typeof payload !== 'object') return payload;
+    const body = payload as Answer;
+    if (typeof body.id !== 'string') return payload;
+    const path = request.url.split('?')[0]!.replace(/\/+$/, '');
+    const prefix = path.startsWith('/api/v1/') ? '/api/v1' : '';
+    if (typeof body.service_id === 'string') {
+      const deployment = `${prefix}/deployment/${body.id}`;
+      reply.header('location', deployment);
+      reply.header('link', `<${deployment}>; rel="status", <${deployment}/log>; rel="logs"`);
+      return payload;
+    }
+    if (Array.isArray(body.deployments)) {
+      const env = `${prefix}/environment/${body.id}`;
+      reply.header('location', `${env}/status`);
+      reply.header('link', `<${env}/status>; rel="status", <${env}/deploymentHistoryV2>; rel="history"`);
+      return payload;
+    }
+    // <collection>/<id>, /<kind>/<id>, or beside the parent of an action (…/{id}/alias → …/<id>)
+    const segments = path.slice(prefix.length).split('/').filter(Boolean);
+    const candidates = [`${path}/${body.id}`, `${prefix}/${segments.at(-1)}/${body.id}`];
+    if (segments.length > 2) candidates.push(`${prefix}/${segments.slice(0, -2).join('/')}/${body.id}`);
+    const found = candidates.find((c) => exists(c));
+    if (found) reply.header('location', found);
+    return payload;
+  });
+}

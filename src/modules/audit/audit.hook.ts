@@ -1,0 +1,90 @@
+// The one place the audit log is written: after every successful mutation (POST, PUT, DELETE
+// answered 2xx by an authenticated caller) the route's meaning (audit.rules.ts) and its target's
+// facts become one event. Facts are read before the handler runs (a deleted target keeps its name
+// and place) and completed from the answer for creations. A failure to write is logged and never
+// fails the request.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Db } from '../../db/db.ts';
+import { displayName } from '../access/principal.ts';
+import { classify, type AuditClass } from './audit.rules.ts';
+import * as repo from './audit.repo.ts';
+
+const ORIGINS = new Set(['API', 'CLI', 'CONSOLE', 'GIT', 'QOVERY_INTERNAL', 'SKILL', 'TERRAFORM_PROVIDER']);
+
+interface Pending { cls: AuditClass; before: repo.TargetFacts | null }
+
+function param(request: FastifyRequest, name: string | null): string | null {
+  if (!name) return null;
+  const v = (request.params as Record<string, unknown> | undefined)?.[name];
+  return typeof v === 'string' ? v : null;
+}
+
+/** the created resource's facts: its id and name from the answer, its place from its parent */
+function createdFacts(cls: AuditClass, parent: repo.TargetFacts | null, body: { id?: unknown; name?: unknown; key?: unknown }): repo.TargetFacts | null {
+  const id = typeof body.id === 'string' ? body.id : null;
+  const name = typeof body.name === 'string' ? body.name : typeof body.key === 'string' ? body.key : '';
+  if (cls.targetType === 'ORGANIZATION' && !parent) {
+    return id ? { organization_id: id, target_id: id, target_name: name, project_id: null, project_name: '', environment_id: null, environment_name: '' } : null;
+  }
+  if (!parent) return null;
+  const facts = { ...parent, target_id: id, target_name: name };
+  if (cls.targetType === 'PROJECT') return { ...facts, project_id: id, project_name: name };
+  if (cls.targetType === 'ENVIRONMENT') return { ...facts, environment_id: id, environment_name: name };
+  return facts;
+}
+
+export function installAuditLog(app: FastifyInstance, db: Db): void {
+  const classes = new Map<string, AuditClass | null>();
+  const pending = new WeakMap<FastifyRequest, Pending>();
+
+  app.addHook('preHandler', async (request) => {
+    if (!request.principal || !request.routeOptions.url) return;
+    const key = `${request.method} ${request.routeOptions.url}`;
+    if (!classes.has(key)) classes.set(key, classify(request.method, request.routeOptions.url));
+    const cls = classes.get(key);
+    if (!cls) return;
+    const t = cls.target;
+    let before: repo.TargetFacts | null = null;
+    if ('param' in t && !('lookup' in t)) {
+      const id = param(request, t.param);
+      before = id ? await repo.resolveTarget(db, cls.targetType, id) : null;
+    } else if ('lookup' in t) {
+      const id = param(request, t.param);
+      before = id ? await repo.resolveLookup(db, t.lookup, id) : null;
+    } else if (t.parentType) {
+      const id = param(request, t.parentParam);
+      before = id ? await repo.resolveTarget(db, t.parentType, id) : null;
+    }
+    pending.set(request, { cls, before });
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const p = pending.get(request);
+    if (!p || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
+    try {
+      const { cls, before } = p;
+      const t = cls.target;
+      let body: Record<string, unknown> = {};
+      if ((('created' in t) || ('lookup' in t && !t.param)) && typeof payload === 'string' && payload.startsWith('{')) body = JSON.parse(payload);
+      let facts: repo.TargetFacts | null = before;
+      let targetType: string = cls.targetType;
+      if ('created' in t) facts = createdFacts(cls, before, body);
+      else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);
+      if ('lookup' in t && t.lookup === 'deployment' && facts?.target_type) targetType = facts.target_type;
+      if (!facts) return payload;
+      const principal = request.principal;
+      const origin = String(request.headers['x-berth-origin'] ?? 'API').toUpperCase();
+      const sent = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? Object.keys(request.body) : [];
+      await repo.insertEvent(db, {
+        ...facts, event_type: cls.eventType, target_type: targetType, sub_target_type: cls.subTargetType,
+        change: sent.length > 0 ? JSON.stringify({ fields: sent }) : '', origin: ORIGINS.has(origin) ? origin : 'API',
+        triggered_by: displayName(principal), principal_kind: principal.kind, principal_id: principal.id,
+        user_agent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 500) : null,
+        request_id: String(request.id),
+      });
+    } catch (err) {
+      request.log.error({ err }, 'could not write the audit event');
+    }
+    return payload;
+  });
+}

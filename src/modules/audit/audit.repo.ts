@@ -1,0 +1,120 @@
+// SQL of the audit log: resolving a target (its organization, name, project and environment,
+// copied into the event), inserting events and listing them with filters, newest first, by a
+// cursor on `seq`.
+import type { Queryable } from '../../db/db.ts';
+import { isoRequired } from '../../lib/text.ts';
+import type { LookupKind, TargetType } from './audit.rules.ts';
+
+export interface TargetFacts {
+  organization_id: string; target_id: string | null; target_name: string; target_type?: TargetType;
+  project_id: string | null; project_name: string; environment_id: string | null; environment_name: string;
+}
+
+const SERVICE = `select s.organization_id, s.id as target_id, s.name as target_name, p.id as project_id, p.name as project_name,
+  e.id as environment_id, e.name as environment_name from services s join environments e on e.id = s.environment_id join projects p on p.id = s.project_id where s.id = $1`;
+const NO_PLACE = `null::uuid as project_id, '' as project_name, null::uuid as environment_id, '' as environment_name`;
+
+const BY_TYPE: Record<TargetType, string> = {
+  ORGANIZATION: `select id as organization_id, id as target_id, name as target_name, ${NO_PLACE} from organizations where id = $1`,
+  MEMBERS_AND_ROLES: `select id as organization_id, id as target_id, name as target_name, ${NO_PLACE} from organizations where id = $1`,
+  PROJECT: `select organization_id, id as target_id, name as target_name, id as project_id, name as project_name,
+    null::uuid as environment_id, '' as environment_name from projects where id = $1`,
+  ENVIRONMENT: `select e.organization_id, e.id as target_id, e.name as target_name, p.id as project_id, p.name as project_name,
+    e.id as environment_id, e.name as environment_name from environments e join projects p on p.id = e.project_id where e.id = $1`,
+  APPLICATION: SERVICE, CONTAINER: SERVICE, DATABASE: SERVICE, JOB: SERVICE, AGENTIC_WORKFLOW: SERVICE,
+  CLUSTER: `select organization_id, id as target_id, name as target_name, ${NO_PLACE} from clusters where id = $1`,
+  CONTAINER_REGISTRY: `select organization_id, id as target_id, name as target_name, ${NO_PLACE} from container_registries where id = $1`,
+  WEBHOOK: `select organization_id, id as target_id, target_url as target_name, ${NO_PLACE} from webhooks where id = $1`,
+};
+
+/** the facts of a target, or null when it does not exist (any more) */
+export async function resolveTarget(db: Queryable, type: TargetType, id: string): Promise<TargetFacts | null> {
+  const rows = await db.query<TargetFacts>(BY_TYPE[type], [id]);
+  return rows[0] ?? null;
+}
+
+/** resources reached by their own id: the organization (and, for a deployment, its service) */
+export async function resolveLookup(db: Queryable, kind: LookupKind, id: string): Promise<TargetFacts | null> {
+  switch (kind) {
+    case 'variable': {
+      const rows = await db.query<TargetFacts>(`select organization_id, id as target_id, key as target_name, ${NO_PLACE} from variables where id = $1`, [id]);
+      return rows[0] ?? null;
+    }
+    case 'llmProvider':
+    case 'mcpServer': {
+      const table = kind === 'llmProvider' ? 'llm_providers' : 'mcp_servers';
+      const rows = await db.query<TargetFacts>(`select organization_id, id as target_id, name as target_name, ${NO_PLACE} from ${table} where id = $1`, [id]);
+      return rows[0] ?? null;
+    }
+    case 'deployment': {
+      const rows = await db.query<{ service_id: string; service_type: TargetType }>('select service_id, service_type from deployments where id = $1', [id]);
+      if (!rows[0]) return null;
+      const facts = await resolveTarget(db, BY_TYPE[rows[0].service_type] ? rows[0].service_type : 'APPLICATION', rows[0].service_id);
+      return facts && { ...facts, target_type: rows[0].service_type };
+    }
+  }
+}
+
+export interface NewEvent extends Omit<TargetFacts, 'target_type'> {
+  event_type: string; target_type: string; sub_target_type: string | null; change: string; origin: string; triggered_by: string;
+  principal_kind: 'token' | 'user'; principal_id: string; user_agent: string | null; request_id: string;
+}
+
+export async function insertEvent(db: Queryable, e: NewEvent): Promise<void> {
+  await db.query(
+    `insert into audit_events (organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
+       triggered_by, principal_kind, principal_id, project_id, project_name, environment_id, environment_name, user_agent, request_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+    [e.organization_id, e.event_type, e.target_type, e.target_id, e.target_name, e.sub_target_type, e.change, e.origin, e.triggered_by,
+      e.principal_kind, e.principal_id, e.project_id, e.project_name, e.environment_id, e.environment_name, e.user_agent, e.request_id]);
+}
+
+export interface EventFilter {
+  organizationId: string; limit: number; olderThan: number | null; newerThan: number | null;
+  from: Date | null; to: Date | null; eventType?: string; targetType?: string; targetId?: string; subTargetType?: string;
+  triggeredBy?: string; origin?: string; projectId?: string; environmentId?: string;
+}
+
+interface EventRow {
+  seq: string; id: string; created_at: Date; event_type: string; target_type: string; target_id: string | null; target_name: string;
+  sub_target_type: string | null; change: string; origin: string; triggered_by: string; project_id: string | null; project_name: string;
+  environment_id: string | null; environment_name: string; user_agent: string | null;
+}
+
+export interface EventItem {
+  seq: number; id: string; timestamp: string; event_type: string; target_type: string; target_id: string | null; target_name: string;
+  sub_target_type: string | null; change: string; origin: string; triggered_by: string; project_id: string | null; project_name: string;
+  environment_id: string | null; environment_name: string; user_agent: string | null; original_change: string | null;
+}
+
+/** one page in the cursor's direction, returned newest first; `limit + 1` rows are read to know if more exist */
+export async function listEvents(db: Queryable, f: EventFilter): Promise<EventItem[]> {
+  const where = ['organization_id = $1'];
+  const args: unknown[] = [f.organizationId];
+  const add = (sql: string, v: unknown) => { args.push(v); where.push(sql.replace('?', `$${args.length}`)); };
+  if (f.olderThan !== null) add('seq < ?', f.olderThan);
+  if (f.newerThan !== null) add('seq > ?', f.newerThan);
+  if (f.from) add('created_at >= ?', f.from);
+  if (f.to) add('created_at <= ?', f.to);
+  if (f.eventType) add('event_type = ?', f.eventType);
+  if (f.targetType) add('target_type = ?', f.targetType);
+  if (f.targetId) add('target_id = ?', f.targetId);
+  if (f.subTargetType) add('sub_target_type = ?', f.subTargetType);
+  if (f.triggeredBy) add('triggered_by = ?', f.triggeredBy);
+  if (f.origin) add('origin = ?', f.origin);
+  if (f.projectId) add('project_id = ?', f.projectId);
+  if (f.environmentId) add('environment_id = ?', f.environmentId);
+  args.push(f.limit + 1);
+  // stepping back reads upwards from the cursor, then the page is turned newest first again
+  const order = f.newerThan !== null ? 'asc' : 'desc';
+  const rows = await db.query<EventRow>(
+    `select seq, id, created_at, event_type, target_type, target_id, target_name, sub_target_type, change, origin, triggered_by,
+            project_id, project_name, environment_id, environment_name, user_agent
+       from audit_events where ${where.join(' and ')} order by seq ${order} limit $${args.length}`, args);
+  return rows.map((r) => ({
+    seq: Number(r.seq), id: r.id, timestamp: isoRequired(r.created_at), event_type: r.event_type, target_type: r.target_type,
+    target_id: r.target_id, target_name: r.target_name, sub_target_type: r.sub_target_type, change: r.change, origin: r.origin,
+    triggered_by: r.triggered_by, project_id: r.project_id, project_name: r.project_name, environment_id: r.environment_id,
+    environment_name: r.environment_name, user_agent: r.user_agent, original_change: null,
+  }));
+}
