@@ -18,6 +18,7 @@ import { workflowRoutes } from './workflows/workflows.routes.ts';
 import { workflowRunRoutes } from './workflows/runs.routes.ts';
 import { deploymentRoutes } from './deployments/deployments.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
+import { streamRoutes } from './streams/streams.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -37,4 +38,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   workflowRunRoutes(app, ctx);
   deploymentRoutes(app, ctx);
   webhookRoutes(app, ctx);
+  streamRoutes(app, ctx);
 }

@@ -53,7 +53,7 @@ export interface DeploymentsService {
   deploymentLogs(p: Principal, deploymentId: string, req: PageRequest, tail: number | undefined): Promise<{ results: LogLine[]; pagination: ReturnType<typeof page>['pagination'] }>;
 }
 
-function toLine(r: repo.LogRow): LogLine {
+export function toLine(r: repo.LogRow): LogLine {
   return { id: String(r.id), created_at: isoRequired(r.created_at), message: r.message, kind: r.kind, deployment_id: r.deployment_id, service_id: r.service_id };
 }
 
