@@ -1,4 +1,7 @@
-// The `berth` command: serve (what `npm start` runs), migrate, token create, openapi.
+// The `berth` command. Server commands: serve (what `npm start` runs), migrate, token create,
+// openapi, rotate-key, backup, restore (they read the server's environment). Everything else,
+// and --help, goes to the client commands (src/cli/client/program.ts), which talk to a berth over
+// its public API and never read the server's configuration.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from '../config/config.ts';
 import { LockHeldError } from '../db/lock.ts';
@@ -19,8 +22,19 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
+const SERVER_COMMANDS = new Set(['serve', 'migrate', 'token', 'openapi', 'rotate-key', 'backup', 'restore']);
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (!command || !SERVER_COMMANDS.has(command) || rest.includes('--help') || rest.includes('-h')) {
+    if (command && SERVER_COMMANDS.has(command)) {
+      process.stdout.write(USAGE + '\n');
+      process.exit(0);
+    }
+    const { runClient } = await import('./client/program.ts');
+    process.exitCode = await runClient(argv);
+    return;
+  }
   let config;
   try {
     config = loadConfig();
