@@ -84,6 +84,14 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+// `berth … | head`: a reader that goes away ends the command quietly
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+}
+
 main(process.argv.slice(2)).catch((err) => {
   if (err instanceof LockHeldError || err instanceof ConfigError) fail(err.message);
   process.stderr.write(`berth: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);

@@ -22,21 +22,24 @@ function pick<T extends { id: string; name: string }>(items: T[], ref: string, w
   throw new CliError(`no ${what} "${ref}" ${where}${known ? ` (there: ${known})` : ''}`, EXIT.NOT_FOUND);
 }
 
+/** what the context keeps of a record */
+const named = (r: Named): Named => ({ id: r.id, name: r.name });
+
 export async function organization(api: Api, ref: string | undefined): Promise<Named> {
   const list = await ok(api.GET('/organization'));
-  if (ref) return pick(list.results, ref, 'organization', 'visible to this token');
-  if (list.results.length === 1) return list.results[0]!;
+  if (ref) return named(pick(list.results, ref, 'organization', 'visible to this token'));
+  if (list.results.length === 1) return named(list.results[0]!);
   throw new CliError('several organizations: choose one with --organization NAME', EXIT.AUTH);
 }
 
 export async function project(api: Api, org: Named, ref: string): Promise<Named> {
   const list = await ok(api.GET('/organization/{organizationId}/project', { params: { path: { organizationId: org.id } } }));
-  return pick(list.results, ref, 'project', `in organization ${org.name}`);
+  return named(pick(list.results, ref, 'project', `in organization ${org.name}`));
 }
 
 export async function environment(api: Api, proj: Named, ref: string): Promise<Named> {
   const list = await ok(api.GET('/project/{projectId}/environment', { params: { path: { projectId: proj.id } } }));
-  return pick(list.results, ref, 'environment', `in project ${proj.name}`);
+  return named(pick(list.results, ref, 'environment', `in project ${proj.name}`));
 }
 
 export async function services(api: Api, env: Named): Promise<ServiceRef[]> {
