@@ -2,6 +2,7 @@
 // openapi, rotate-key, backup, restore (they read the server's environment). Everything else,
 // and --help, goes to the client commands (src/cli/client/program.ts), which talk to a berth over
 // its public API and never read the server's configuration.
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from '../config/config.ts';
 import { LockHeldError } from '../db/lock.ts';
@@ -16,6 +17,16 @@ const USAGE = `usage: berth <command>
                                                      (embedded mode: generated when unset, written to DATA_DIR)
   backup --out FILE                                  embedded mode: write the database to FILE (server stopped)
   restore --from FILE                                embedded mode: load FILE into an empty DATA_DIR`;
+
+/** `.env` in the working directory (see .env.example); the real environment wins over it */
+function loadDotEnv(): void {
+  if (!existsSync('.env')) return;
+  try {
+    process.loadEnvFile('.env');
+  } catch (err) {
+    fail(`cannot read .env: ${(err as Error).message}`);
+  }
+}
 
 function fail(message: string, code = 1): never {
   process.stderr.write(`berth: ${message}\n`);
@@ -35,6 +46,7 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = await runClient(argv);
     return;
   }
+  loadDotEnv();
   let config;
   try {
     config = loadConfig();
@@ -47,7 +59,14 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { role: { type: 'string', default: 'all' } } });
       if (!['all', 'api', 'worker'].includes(values.role!)) fail(`--role must be all, api or worker, got "${values.role}"`);
       const { serve } = await import('./serve.ts');
-      return serve(config, values.role as Role);
+      try {
+        return await serve(config, values.role as Role);
+      } catch (err) {
+        const { describeStartupError } = await import('./banner.ts');
+        const line = await describeStartupError(err, config);
+        if (line) fail(line);
+        throw err;
+      }
     }
     case 'migrate': {
       const { runMigrate } = await import('./commands.ts');
