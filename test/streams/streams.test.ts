@@ -10,7 +10,7 @@ import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
 import { streamsFor } from '../../src/modules/streams/streams.service.ts';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
-import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { openStream } from '../support/sse.ts';
 
 describe('live streams', () => {
@@ -153,6 +153,30 @@ describe('live streams', () => {
     assert.equal(received, LINES);
     const numbers = [...text.matchAll(/"message":"n(\d+) /g)].map((m) => Number(m[1]));
     assert.deepEqual(numbers, Array.from({ length: LINES }, (_, i) => i + 1));
+  });
+
+  test('PostgreSQL: after the LISTEN connection is lost, it comes back and lines flow again', { skip: process.env.DATABASE_URL ? false : 'PostgreSQL only' }, async () => {
+    const svc = await seedService(t, env, 'CONTAINER', { image_name: 'nginx', tag: '1' });
+    const s = await openStream(`${base}/container/${svc}/log/stream?tail=0`, org.token);
+    await insertLog(t.ctx.db, null, svc, 'RUNTIME', 'before');
+    await s.until((e) => e.length === 1);
+    const listening = () => t.ctx.db.query<{ pid: number; query: string }>(
+      `select pid, query from pg_stat_activity where application_name = 'berth-live-streams' and datname = current_database()`);
+    const old = await listening();
+    assert.equal(old.length, 1, 'one LISTEN connection per process');
+    await t.ctx.db.query('select pg_terminate_backend($1)', [old[0]!.pid]);
+    await insertLog(t.ctx.db, null, svc, 'RUNTIME', 'while reconnecting');
+    // a new connection listens again (after a 1 s pause); the line written meanwhile is not lost
+    const renewed = await eventually(async () => {
+      const now = await listening();
+      return now.length === 1 && now[0]!.pid !== old[0]!.pid && /^LISTEN/.test(now[0]!.query) && now[0];
+    }, 10_000, 100);
+    assert.ok(renewed);
+    await s.until((e) => e.length === 2, 6000);
+    await insertLog(t.ctx.db, null, svc, 'RUNTIME', 'after');
+    await s.until((e) => e.length === 3, 6000);
+    assert.deepEqual(s.events.map((e) => e.data.message), ['before', 'while reconnecting', 'after']);
+    s.close();
   });
 
   test('the usual errors come before any stream: 401, 404, 403 for another organization, 400', async () => {

@@ -52,7 +52,8 @@ export function createNotificationHub(db: Db, logger: Logger): NotificationHub {
     let client: pg.Client | undefined;
     let timer: NodeJS.Timeout | undefined;
     const connect = async (first: boolean): Promise<void> => {
-      const c = new pg.Client({ connectionString });
+      // named, so operators (and the tests) can find the LISTEN connection in pg_stat_activity
+      const c = new pg.Client({ connectionString, application_name: 'berth-live-streams' });
       c.on('notification', (m) => onPayload(m.channel, m.payload));
       const lost = (err?: Error) => {
         if (closed || client !== c) return;
