@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
+import { configureStreams } from '../../src/modules/streams/sse.ts';
 import { streamsFor } from '../../src/modules/streams/streams.service.ts';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
@@ -177,6 +178,20 @@ describe('live streams', () => {
     await s.until((e) => e.length === 3, 6000);
     assert.deepEqual(s.events.map((e) => e.data.message), ['before', 'while reconnecting', 'after']);
     s.close();
+  });
+
+  test('a quiet stream carries a keep-alive comment', async () => {
+    const svc = await seedService(t, env, 'CONTAINER', { image_name: 'nginx', tag: '1' });
+    configureStreams({ keepAliveMs: 100 });
+    try {
+      const s = await openStream(`${base}/container/${svc}/log/stream`, org.token);
+      await eventually(async () => s.comments.length >= 2, 5000, 20);
+      assert.ok(s.comments.every((c) => c === 'keep-alive'));
+      assert.equal(s.events.length, 0);
+      s.close();
+    } finally {
+      configureStreams({ keepAliveMs: 15_000 });
+    }
   });
 
   test('the usual errors come before any stream: 401, 404, 403 for another organization, 400', async () => {

@@ -5,9 +5,18 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
-export const KEEP_ALIVE_MS = 15_000;
-/** a safety net for lost notifications; notifications do the real work */
-const POLL_MS = 5_000;
+export const streamSettings = {
+  /** the `: keep-alive` comment period (the contract: 15 s) */
+  keepAliveMs: 15_000,
+  /** a safety net for lost notifications; notifications do the real work */
+  pollMs: 5_000,
+};
+
+/** tests shorten the periods */
+export function configureStreams(settings: Partial<typeof streamSettings>): void {
+  Object.assign(streamSettings, settings);
+}
+
 /** lines withheld because an older transaction is still open are retried this soon */
 const RETRY_MS = 200;
 
@@ -32,7 +41,7 @@ export class SseConnection {
     const done = () => this.markClosed();
     this.raw.on('close', done);
     this.raw.on('error', done);
-    const keepAlive = setInterval(() => this.comment('keep-alive'), KEEP_ALIVE_MS);
+    const keepAlive = setInterval(() => this.comment('keep-alive'), streamSettings.keepAliveMs);
     this.whenClosed(() => clearInterval(keepAlive));
   }
 
@@ -83,14 +92,14 @@ export interface FollowStep {
 
 /**
  * Runs `step` until the connection closes: once at the start, then whenever `wake()` is called
- * (several wakes while a step runs coalesce into one more step), every POLL_MS, and RETRY_MS
+ * (several wakes while a step runs coalesce into one more step), every pollMs, and RETRY_MS
  * after a step reporting rows it could not deliver yet.
  */
 export function follow(conn: SseConnection, step: () => Promise<FollowStep>, onError: (err: unknown) => void): { wake(): void } {
   let running = false;
   let dirty = true;
   let retry: NodeJS.Timeout | undefined;
-  const poll = setInterval(() => wake(), POLL_MS);
+  const poll = setInterval(() => wake(), streamSettings.pollMs);
   conn.whenClosed(() => { clearInterval(poll); clearTimeout(retry); });
 
   async function loop(): Promise<void> {

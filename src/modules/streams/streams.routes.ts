@@ -1,4 +1,4 @@
-// HTTP routes of the live streams (server-sent events; see /work contract in docs/decisions/0500).
+// HTTP routes of the live streams (server-sent events; the design is docs/decisions/0500).
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
