@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
+import { streamsFor } from '../../src/modules/streams/streams.service.ts';
 import { eventually } from '../support/harness.ts';
 import { freePort } from '../support/processes.ts';
 import { berth, BERTH, cliEnv, seedShop, startCliServer, type CliServer } from './support.ts';
@@ -142,6 +143,30 @@ describe('berth client commands', () => {
     assert.equal(await exited, 0);
     const tail = await berth(dir, ['logs', 'worker', '--tail', '1']);
     assert.match(tail.stdout, /^\d\d:\d\d:\d\d\.\d{3} app {4}second live line\n$/);
+  });
+
+  test('logs -f rides over a cut stream: it reconnects after the last line, losing and repeating nothing', async () => {
+    const child = spawn(process.execPath, [BERTH, 'logs', 'worker', '-f', '--tail', '0', '--json'], { env: cliEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { err += d; });
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      await insertLog(s.t.ctx.db, null, shop.ids.worker!, 'RUNTIME', 'cut-1');
+      await eventually(async () => out.includes('cut-1'), 10_000, 20);
+      await streamsFor(s.t.ctx).close(); // what a restarting API process does to its streams
+      await insertLog(s.t.ctx.db, null, shop.ids.worker!, 'RUNTIME', 'cut-2');
+      await eventually(async () => out.includes('cut-2'), 10_000, 20);
+      await insertLog(s.t.ctx.db, null, shop.ids.worker!, 'RUNTIME', 'cut-3');
+      await eventually(async () => out.includes('cut-3'), 10_000, 20);
+      assert.deepEqual(out.trim().split('\n').map((l) => JSON.parse(l).message), ['cut-1', 'cut-2', 'cut-3']);
+      assert.match(err, /the stream was cut; reconnecting/);
+    } finally {
+      child.kill('SIGINT');
+    }
+    assert.equal(await exited, 0);
   });
 
   test('env set on a service then redeploy: the service is out of date, then up to date', async () => {

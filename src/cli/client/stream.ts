@@ -7,9 +7,13 @@ import { apiError, authorization, unreachable, type Connection } from './api.ts'
 export interface StreamEvent<T = any> { id: string | undefined; event: string; data: T }
 
 const RECONNECT_MS = 1000;
+/** a server gone for longer than this ends the command (exit 5) instead of retrying forever */
+const GIVE_UP_MS = 30_000;
 
 export async function* follow(conn: Connection, path: string, options: { reconnect?: boolean; signal?: AbortSignal } = {}): AsyncGenerator<StreamEvent> {
   let lastId: string | undefined;
+  let connected = false;
+  let lostSince: number | null = null;
   for (;;) {
     let res: Response;
     try {
@@ -19,10 +23,15 @@ export async function* follow(conn: Connection, path: string, options: { reconne
       });
     } catch (err) {
       if (options.signal?.aborted) return;
-      if (lastId === undefined || !options.reconnect) throw unreachable(conn.url, err);
+      if (!connected || !options.reconnect) throw unreachable(conn.url, err);
+      lostSince ??= Date.now();
+      if (Date.now() - lostSince > GIVE_UP_MS) throw unreachable(conn.url, err);
       await new Promise((r) => setTimeout(r, RECONNECT_MS));
       continue;
     }
+    if (lostSince !== null) process.stderr.write('berth: stream resumed\n');
+    connected = true;
+    lostSince = null;
     if (!res.ok) {
       const text = await res.text();
       let body: unknown = text;
@@ -51,6 +60,8 @@ export async function* follow(conn: Connection, path: string, options: { reconne
     if (ended || options.signal?.aborted) return;
     // the server closed without `end` (restart, proxy timeout): resume after the last event
     if (!options.reconnect) return;
+    process.stderr.write('berth: the stream was cut; reconnecting…\n');
+    lostSince = Date.now();
     await new Promise((r) => setTimeout(r, RECONNECT_MS));
   }
 }
