@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { Config, Role } from './config/config.ts';
 import { createContext, type AppContext } from './context.ts';
 import { openDb, type Db } from './db/db.ts';
@@ -23,6 +24,8 @@ export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json'
 
 export interface RuntimeOptions {
   config: Config;
+  /** readable log lines (a terminal) instead of JSON */
+  prettyLogs?: boolean;
   role?: Role;
   /** tests pass an already open, migrated database */
   db?: Db;
@@ -33,18 +36,23 @@ export interface RuntimeOptions {
 
 export interface Runtime {
   ctx: AppContext;
+  /** the engine in use and one line on why (ENGINE=auto resolves at start) */
+  engine: { name: string; description: string };
   app: App | null;
   stop(): Promise<void>;
 }
 
-export function createLogger(config: Config): Logger {
-  return pino({
+/** JSON lines; `pretty`: readable coloured lines for a person at a terminal (pino-pretty) */
+export function createLogger(config: Config, options: { pretty?: boolean } = {}): Logger {
+  const settings = {
     level: config.logLevel,
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', '*.token', '*.password', '*.api_key', '*.credential', '*.value', '*.secret'],
       censor: '[redacted]',
     },
-  });
+  };
+  if (!options.pretty) return pino(settings);
+  return pino(settings, pinoPretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
 }
 
 /** the 32-byte key for secrets at rest: ENCRYPTION_KEY, or one generated once into DATA_DIR */
@@ -63,7 +71,7 @@ export function resolveEncryptionKey(config: Config): Buffer {
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const role = options.role ?? 'all';
-  const logger = options.logger ?? createLogger(config);
+  const logger = options.logger ?? createLogger(config, { pretty: options.prettyLogs });
   // first, so a missing Docker daemon (ENGINE=docker) fails before anything is opened; the API
   // role reads statuses and links only, processes running workers also adopt or start the ingress
   const engine = await selectEngine(config, logger, { startIngress: role !== 'api' });
@@ -105,6 +113,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   let stopping: Promise<void> | undefined;
   return {
     ctx,
+    engine: { name: engine.driver.name, description: engine.description },
     app,
     stop() {
       stopping ??= (async () => {

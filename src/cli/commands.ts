@@ -92,6 +92,11 @@ function detachedDb(): Db {
 }
 
 export async function printOpenApi(config: Config): Promise<void> {
+  process.stdout.write(JSON.stringify(await openApiDocument(config), null, 2) + '\n');
+}
+
+/** berth's OpenAPI document, built from the routes without a database (also feeds the CLI's types) */
+export async function openApiDocument(config: Config): Promise<Record<string, any>> {
   const detachedQueue: TaskQueue = {
     enqueue: async () => { throw new Error('no queue in this command'); },
     work: async () => {}, schedule: async () => {}, unschedule: async () => {},
@@ -104,6 +109,6 @@ export async function printOpenApi(config: Config): Promise<void> {
   });
   const app = await buildApp(ctx);
   const res = await app.inject({ method: 'GET', url: '/openapi.json' });
-  process.stdout.write(JSON.stringify(JSON.parse(res.body), null, 2) + '\n');
   await app.close();
+  return JSON.parse(res.body);
 }

@@ -1,4 +1,8 @@
-// The `berth` command: serve (what `npm start` runs), migrate, token create, openapi.
+// The `berth` command. Server commands: serve (what `npm start` runs), migrate, token create,
+// openapi, rotate-key, backup, restore (they read the server's environment). Everything else,
+// and --help, goes to the client commands (src/cli/client/program.ts), which talk to a berth over
+// its public API and never read the server's configuration.
+import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from '../config/config.ts';
 import { LockHeldError } from '../db/lock.ts';
@@ -15,13 +19,35 @@ const USAGE = `usage: berth <command>
   restore --from FILE                                embedded mode: load FILE into an empty DATA_DIR
   ingress status|stop                                the Caddy serving public URLs (it outlives berth): show or stop it`;
 
+/** `.env` in the working directory (see .env.example); the real environment wins over it */
+function loadDotEnv(): void {
+  if (!existsSync('.env')) return;
+  try {
+    process.loadEnvFile('.env');
+  } catch (err) {
+    fail(`cannot read .env: ${(err as Error).message}`);
+  }
+}
+
 function fail(message: string, code = 1): never {
   process.stderr.write(`berth: ${message}\n`);
   process.exit(code);
 }
 
+const SERVER_COMMANDS = new Set(['serve', 'migrate', 'token', 'openapi', 'rotate-key', 'backup', 'restore']);
+
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
+  if (!command || !SERVER_COMMANDS.has(command) || rest.includes('--help') || rest.includes('-h')) {
+    if (command && SERVER_COMMANDS.has(command)) {
+      process.stdout.write(USAGE + '\n');
+      process.exit(0);
+    }
+    const { runClient } = await import('./client/program.ts');
+    process.exitCode = await runClient(argv);
+    return;
+  }
+  loadDotEnv();
   let config;
   try {
     config = loadConfig();
@@ -34,7 +60,14 @@ async function main(argv: string[]): Promise<void> {
       const { values } = parseArgs({ args: rest, options: { role: { type: 'string', default: 'all' } } });
       if (!['all', 'api', 'worker'].includes(values.role!)) fail(`--role must be all, api or worker, got "${values.role}"`);
       const { serve } = await import('./serve.ts');
-      return serve(config, values.role as Role);
+      try {
+        return await serve(config, values.role as Role);
+      } catch (err) {
+        const { describeStartupError } = await import('./banner.ts');
+        const line = await describeStartupError(err, config);
+        if (line) fail(line);
+        throw err;
+      }
     }
     case 'migrate': {
       const { runMigrate } = await import('./commands.ts');
@@ -75,6 +108,14 @@ async function main(argv: string[]): Promise<void> {
     default:
       fail(USAGE, command ? 2 : 0);
   }
+}
+
+// `berth … | head`: a reader that goes away ends the command quietly
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
 }
 
 main(process.argv.slice(2)).catch((err) => {

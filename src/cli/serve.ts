@@ -1,15 +1,20 @@
-// `berth serve`: runs until SIGTERM/SIGINT, then shuts down gracefully: stop accepting, finish
-// in-flight requests and tasks (bounded), close the database, release the lock, exit 0.
+// `berth serve`: a banner and readable logs at a terminal (JSON lines otherwise); runs until
+// SIGTERM/SIGINT, then shuts down gracefully: stop accepting, finish in-flight requests and
+// tasks (bounded), close the database, release the lock, exit 0.
 import type { Config, Role } from '../config/config.ts';
-import { startRuntime } from '../runtime.ts';
+import { startRuntime, VERSION } from '../runtime.ts';
+import { localUrl, renderBanner } from './banner.ts';
 
 // beyond the drain period, in-flight work gets this long before the process gives up
 const SHUTDOWN_LIMIT_MS = 25_000;
 
 export async function serve(config: Config, role: Role): Promise<void> {
-  const runtime = await startRuntime({ config, role });
+  const tty = process.stdout.isTTY === true;
+  const runtime = await startRuntime({ config, role, prettyLogs: tty });
   const { logger } = runtime.ctx;
-  logger.info({ role, port: role === 'worker' ? undefined : config.port, database: runtime.ctx.db.kind }, 'berth started');
+  const url = runtime.app ? localUrl(config, runtime.app.server.address()) : null;
+  if (tty) process.stdout.write(renderBanner({ version: VERSION, role, config, url, engine: runtime.engine }));
+  logger.info({ role, url: url ?? undefined, port: role === 'worker' ? undefined : config.port, database: runtime.ctx.db.kind, engine: runtime.engine.name }, 'berth started');
   let shuttingDown = false;
   const shutdown = (signal: string) => {
     if (shuttingDown) return;

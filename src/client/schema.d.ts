@@ -29,6 +29,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization */
         get: operations["getOrganization"];
         /** Edit an organization (members omitted keep their value) */
         put: operations["editOrganization"];
@@ -64,6 +65,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List organization available roles */
         get: operations["listOrganizationAvailableRoles"];
         put?: never;
         post?: never;
@@ -80,9 +82,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization members */
         get: operations["getOrganizationMembers"];
+        /** Edit organization member role */
         put: operations["editOrganizationMemberRole"];
         post?: never;
+        /** Delete member */
         delete: operations["deleteMember"];
         options?: never;
         head?: never;
@@ -96,8 +101,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization invited members */
         get: operations["getOrganizationInvitedMembers"];
         put?: never;
+        /** Post invite member */
         post: operations["postInviteMember"];
         delete?: never;
         options?: never;
@@ -112,10 +119,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get member invitation */
         get: operations["getMemberInvitation"];
         put?: never;
         /** Accept an invitation (the invited user) */
         post: operations["postAcceptInviteMember"];
+        /** Delete invite member */
         delete: operations["deleteInviteMember"];
         options?: never;
         head?: never;
@@ -129,6 +138,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List organization api tokens */
         get: operations["listOrganizationApiTokens"];
         put?: never;
         /** Create an API token (its secret is shown once) */
@@ -149,6 +159,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
+        /** Delete organization api token */
         delete: operations["deleteOrganizationApiToken"];
         options?: never;
         head?: never;
@@ -162,8 +173,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List application */
         get: operations["listApplication"];
         put?: never;
+        /** Create application */
         post: operations["createApplication"];
         delete?: never;
         options?: never;
@@ -178,10 +191,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get application */
         get: operations["getApplication"];
         /** Edit (members sent change, omitted members keep their value) */
         put: operations["editApplication"];
         post?: never;
+        /** Delete application */
         delete: operations["deleteApplication"];
         options?: never;
         head?: never;
@@ -195,8 +210,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List container */
         get: operations["listContainer"];
         put?: never;
+        /** Create container */
         post: operations["createContainer"];
         delete?: never;
         options?: never;
@@ -211,10 +228,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get container */
         get: operations["getContainer"];
         /** Edit (members sent change, omitted members keep their value) */
         put: operations["editContainer"];
         post?: never;
+        /** Delete container */
         delete: operations["deleteContainer"];
         options?: never;
         head?: never;
@@ -228,8 +247,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List database */
         get: operations["listDatabase"];
         put?: never;
+        /** Create database */
         post: operations["createDatabase"];
         delete?: never;
         options?: never;
@@ -244,10 +265,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get database */
         get: operations["getDatabase"];
         /** Edit (members sent change, omitted members keep their value) */
         put: operations["editDatabase"];
         post?: never;
+        /** Delete database */
         delete: operations["deleteDatabase"];
         options?: never;
         head?: never;
@@ -278,8 +301,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List jobs */
         get: operations["listJobs"];
         put?: never;
+        /** Create job */
         post: operations["createJob"];
         delete?: never;
         options?: never;
@@ -294,10 +319,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get job */
         get: operations["getJob"];
         /** Edit (members sent change, omitted members keep their value) */
         put: operations["editJob"];
         post?: never;
+        /** Delete job */
         delete: operations["deleteJob"];
         options?: never;
         head?: never;
@@ -328,6 +355,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get application status */
         get: operations["getApplicationStatus"];
         put?: never;
         post?: never;
@@ -344,6 +372,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get container status */
         get: operations["getContainerStatus"];
         put?: never;
         post?: never;
@@ -360,6 +389,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get database status */
         get: operations["getDatabaseStatus"];
         put?: never;
         post?: never;
@@ -376,6 +406,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get job status */
         get: operations["getJobStatus"];
         put?: never;
         post?: never;
@@ -426,6 +457,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get advanced settings */
         get: operations["getAdvancedSettings"];
         /** Change advanced settings: the keys sent change, the others stay; answers the complete object */
         put: operations["editAdvancedSettings"];
@@ -443,6 +475,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get default application advanced settings */
         get: operations["getDefaultApplicationAdvancedSettings"];
         put?: never;
         post?: never;
@@ -459,6 +492,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get container advanced settings */
         get: operations["getContainerAdvancedSettings"];
         /** Change advanced settings: the keys sent change, the others stay; answers the complete object */
         put: operations["editContainerAdvancedSettings"];
@@ -476,6 +510,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get default container advanced settings */
         get: operations["getDefaultContainerAdvancedSettings"];
         put?: never;
         post?: never;
@@ -492,6 +527,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get job advanced settings */
         get: operations["getJobAdvancedSettings"];
         /** Change advanced settings: the keys sent change, the others stay; answers the complete object */
         put: operations["editJobAdvancedSettings"];
@@ -509,6 +545,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get default job advanced settings */
         get: operations["getDefaultJobAdvancedSettings"];
         put?: never;
         post?: never;
@@ -525,8 +562,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List organization annotations group */
         get: operations["listOrganizationAnnotationsGroup"];
         put?: never;
+        /** Create organization annotations group */
         post: operations["createOrganizationAnnotationsGroup"];
         delete?: never;
         options?: never;
@@ -541,10 +580,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization annotations group */
         get: operations["getOrganizationAnnotationsGroup"];
         /** Replace the group (name and entries) */
         put: operations["editOrganizationAnnotationsGroup"];
         post?: never;
+        /** Delete organization annotations group */
         delete: operations["deleteOrganizationAnnotationsGroup"];
         options?: never;
         head?: never;
@@ -558,8 +599,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List organization labels group */
         get: operations["listOrganizationLabelsGroup"];
         put?: never;
+        /** Create organization labels group */
         post: operations["createOrganizationLabelsGroup"];
         delete?: never;
         options?: never;
@@ -574,10 +617,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization labels group */
         get: operations["getOrganizationLabelsGroup"];
         /** Replace the group (name and entries) */
         put: operations["editOrganizationLabelsGroup"];
         post?: never;
+        /** Delete organization labels group */
         delete: operations["deleteOrganizationLabelsGroup"];
         options?: never;
         head?: never;
@@ -591,6 +636,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List organization cluster */
         get: operations["listOrganizationCluster"];
         put?: never;
         /** Create a cluster (ADMIN); cpu/memory/gpu cap what one service may request */
@@ -608,6 +654,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization cluster status */
         get: operations["getOrganizationClusterStatus"];
         put?: never;
         post?: never;
@@ -624,6 +671,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get cluster */
         get: operations["getCluster"];
         /** Edit a cluster (members omitted keep their value) */
         put: operations["editCluster"];
@@ -642,6 +690,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get cluster status */
         get: operations["getClusterStatus"];
         put?: never;
         post?: never;
@@ -676,6 +725,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List container registry */
         get: operations["listContainerRegistry"];
         put?: never;
         /** Create a container registry (credentials are write-only) */
@@ -693,6 +743,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get container registry */
         get: operations["getContainerRegistry"];
         /** Edit a container registry (config members sent are merged into the stored ones) */
         put: operations["editContainerRegistry"];
@@ -711,6 +762,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List project */
         get: operations["listProject"];
         put?: never;
         /** Create a project (ADMIN) */
@@ -728,6 +780,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get project */
         get: operations["getProject"];
         /** Edit a project (members omitted keep their value) */
         put: operations["editProject"];
@@ -746,6 +799,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List environment */
         get: operations["listEnvironment"];
         put?: never;
         /** Create an environment (ADMIN); cluster_id (or cluster) defaults to the matching deployment rule's, then the organization's default cluster */
@@ -763,6 +817,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get environment */
         get: operations["getEnvironment"];
         /** Edit an environment (members omitted keep their value) */
         put: operations["editEnvironment"];
@@ -798,6 +853,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List project deployment rules */
         get: operations["listProjectDeploymentRules"];
         put?: never;
         /** Create a project deployment rule (appended last in priority order) */
@@ -832,9 +888,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get project deployment rule */
         get: operations["getProjectDeploymentRule"];
+        /** Edit project deployemtn rule */
         put: operations["editProjectDeployemtnRule"];
         post?: never;
+        /** Delete project deployment rule */
         delete: operations["deleteProjectDeploymentRule"];
         options?: never;
         head?: never;
@@ -848,6 +907,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get environment deployment rule */
         get: operations["getEnvironmentDeploymentRule"];
         put?: never;
         post?: never;
@@ -865,6 +925,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
+        /** Edit environment deployment rule */
         put: operations["editEnvironmentDeploymentRule"];
         post?: never;
         delete?: never;
@@ -883,6 +944,7 @@ export interface paths {
         /** List the environment variables a project sees (its own and those of the scopes above it) */
         get: operations["listProjectEnvironmentVariable"];
         put?: never;
+        /** Create project environment variable */
         post: operations["createProjectEnvironmentVariable"];
         delete?: never;
         options?: never;
@@ -952,6 +1014,7 @@ export interface paths {
         /** List the secrets a project sees (its own and those of the scopes above it) */
         get: operations["listProjectSecrets"];
         put?: never;
+        /** Create project secret */
         post: operations["createProjectSecret"];
         delete?: never;
         options?: never;
@@ -1021,6 +1084,7 @@ export interface paths {
         /** List the environment variables a environment sees (its own and those of the scopes above it) */
         get: operations["listEnvironmentEnvironmentVariable"];
         put?: never;
+        /** Create environment environment variable */
         post: operations["createEnvironmentEnvironmentVariable"];
         delete?: never;
         options?: never;
@@ -1090,6 +1154,7 @@ export interface paths {
         /** List the secrets a environment sees (its own and those of the scopes above it) */
         get: operations["listEnvironmentSecrets"];
         put?: never;
+        /** Create environment secret */
         post: operations["createEnvironmentSecret"];
         delete?: never;
         options?: never;
@@ -1176,6 +1241,7 @@ export interface paths {
         /** List the environment variables a application sees (its own and those of the scopes above it) */
         get: operations["listApplicationEnvironmentVariable"];
         put?: never;
+        /** Create application environment variable */
         post: operations["createApplicationEnvironmentVariable"];
         delete?: never;
         options?: never;
@@ -1245,6 +1311,7 @@ export interface paths {
         /** List the secrets a application sees (its own and those of the scopes above it) */
         get: operations["listApplicationSecrets"];
         put?: never;
+        /** Create application secret */
         post: operations["createApplicationSecret"];
         delete?: never;
         options?: never;
@@ -1331,6 +1398,7 @@ export interface paths {
         /** List the environment variables a container sees (its own and those of the scopes above it) */
         get: operations["listContainerEnvironmentVariable"];
         put?: never;
+        /** Create container environment variable */
         post: operations["createContainerEnvironmentVariable"];
         delete?: never;
         options?: never;
@@ -1400,6 +1468,7 @@ export interface paths {
         /** List the secrets a container sees (its own and those of the scopes above it) */
         get: operations["listContainerSecrets"];
         put?: never;
+        /** Create container secret */
         post: operations["createContainerSecret"];
         delete?: never;
         options?: never;
@@ -1486,6 +1555,7 @@ export interface paths {
         /** List the environment variables a job sees (its own and those of the scopes above it) */
         get: operations["listJobEnvironmentVariable"];
         put?: never;
+        /** Create job environment variable */
         post: operations["createJobEnvironmentVariable"];
         delete?: never;
         options?: never;
@@ -1555,6 +1625,7 @@ export interface paths {
         /** List the secrets a job sees (its own and those of the scopes above it) */
         get: operations["listJobSecrets"];
         put?: never;
+        /** Create job secret */
         post: operations["createJobSecret"];
         delete?: never;
         options?: never;
@@ -1624,6 +1695,7 @@ export interface paths {
         /** List the variables and secrets a parent sees (its own and those of the scopes above it) */
         get: operations["listVariables"];
         put?: never;
+        /** Create variable */
         post: operations["createVariable"];
         delete?: never;
         options?: never;
@@ -1692,6 +1764,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Create variable alias */
         post: operations["createVariableAlias"];
         delete?: never;
         options?: never;
@@ -1708,6 +1781,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Create variable override */
         post: operations["createVariableOverride"];
         delete?: never;
         options?: never;
@@ -1740,6 +1814,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get llm provider */
         get: operations["getLlmProvider"];
         /** Edit an LLM provider (members omitted keep their value; the credential too) */
         put: operations["editLlmProvider"];
@@ -1761,6 +1836,7 @@ export interface paths {
         /** List the MCP servers the caller may see (shared ones and their own) */
         get: operations["listMcpServers"];
         put?: never;
+        /** Create mcp server */
         post: operations["createMcpServer"];
         delete?: never;
         options?: never;
@@ -1775,6 +1851,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get mcp server */
         get: operations["getMcpServer"];
         /** Replace an MCP server (all headers too) */
         put: operations["editMcpServer"];
@@ -1793,6 +1870,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List agentic workflows */
         get: operations["listAgenticWorkflows"];
         put?: never;
         /** Create an agentic workflow (only name is required) */
@@ -1810,10 +1888,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get agentic workflow */
         get: operations["getAgenticWorkflow"];
         /** Edit an agentic workflow (members omitted keep their value; the api_key too) */
         put: operations["editAgenticWorkflow"];
         post?: never;
+        /** Delete agentic workflow */
         delete: operations["deleteAgenticWorkflow"];
         options?: never;
         head?: never;
@@ -1861,6 +1941,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get agentic workflow run */
         get: operations["getAgenticWorkflowRun"];
         put?: never;
         post?: never;
@@ -2576,6 +2657,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Cancel environment deployment */
         post: operations["cancelEnvironmentDeployment"];
         delete?: never;
         options?: never;
@@ -2658,6 +2740,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get deployment */
         get: operations["getDeployment"];
         put?: never;
         post?: never;
@@ -2674,6 +2757,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List deployment log */
         get: operations["listDeploymentLog"];
         put?: never;
         post?: never;
@@ -2692,6 +2776,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Cancel deployment */
         post: operations["cancelDeployment"];
         delete?: never;
         options?: never;
@@ -2708,6 +2793,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Cancel deployment request */
         post: operations["cancelDeploymentRequest"];
         delete?: never;
         options?: never;
@@ -2722,8 +2808,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** List organization web hooks */
         get: operations["listOrganizationWebHooks"];
         put?: never;
+        /** Create organization webhook */
         post: operations["createOrganizationWebhook"];
         delete?: never;
         options?: never;
@@ -2738,10 +2826,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get organization webhook */
         get: operations["getOrganizationWebhook"];
         /** Edit a webhook (members omitted keep their value) */
         put: operations["editOrganizationWebhook"];
         post?: never;
+        /** Delete organization webhook */
         delete: operations["deleteOrganizationWebhook"];
         options?: never;
         head?: never;
@@ -2823,6 +2913,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** Get job run */
         get: operations["getJobRun"];
         put?: never;
         post?: never;
@@ -2841,6 +2932,125 @@ export interface paths {
         };
         /** The output lines of a run, oldest first (up to 10,000) */
         get: operations["getJobRunLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log (ADMIN and above): who changed what, when, from which token or user; newest first, kept after the target is deleted */
+        get: operations["getOrganizationEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deployment/{deploymentId}/log/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow a deployment: its log lines (event: log), status changes (event: status), then event: end with the final record */
+        get: operations["streamDeploymentLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/application/{applicationId}/log/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow the application's build, deployment and runtime lines: the last N first, then live */
+        get: operations["streamApplicationLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{containerId}/log/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow the container's build, deployment and runtime lines: the last N first, then live */
+        get: operations["streamContainerLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/database/{databaseId}/log/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow the database's build, deployment and runtime lines: the last N first, then live */
+        get: operations["streamDatabaseLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/job/{jobId}/log/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow the job's build, deployment and runtime lines: the last N first, then live */
+        get: operations["streamJobLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environment/{environmentId}/status/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow the states of the environment's services: one event per service, then one per change */
+        get: operations["streamEnvironmentStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2878,6 +3088,11 @@ export interface components {
             /** @description stable machine-readable error code (snake_case) */
             code: string;
             request_id: string;
+            /** @description validation errors: every problem of the request (the first is `message`) */
+            errors?: {
+                field: string;
+                message: string;
+            }[];
         } & {
             [key: string]: unknown;
         };
@@ -4439,7 +4654,7 @@ export interface components {
             target_url: string;
             description: string | null;
             enabled: boolean;
-            events: string[];
+            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED")[];
             project_names_filter: string[];
             environment_types_filter: string[];
             /** @description true when the signing secret was given as target_secret */
@@ -6134,6 +6349,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -6632,6 +6848,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -7128,6 +7345,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -7685,6 +7903,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -8175,6 +8394,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -10552,6 +10772,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -11381,6 +11602,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -11812,6 +12034,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -12240,6 +12463,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {
@@ -26198,7 +26422,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events: string[];
+                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -26223,7 +26447,7 @@ export interface operations {
                         target_url: string;
                         description: string | null;
                         enabled: boolean;
-                        events: string[];
+                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED")[];
                         project_names_filter: string[];
                         environment_types_filter: string[];
                         /** @description true when the signing secret was given as target_secret */
@@ -26406,7 +26630,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events?: string[];
+                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -27096,6 +27320,596 @@ export interface operations {
             };
         };
     };
+    getOrganizationEvents: {
+        parameters: {
+            query?: {
+                pageSize?: number;
+                continueToken?: string;
+                stepBackToken?: string;
+                fromTimestamp?: string;
+                toTimestamp?: string;
+                eventType?: string;
+                targetType?: string;
+                targetId?: string;
+                subTargetType?: string;
+                triggeredBy?: string;
+                origin?: string;
+                serviceProjectId?: string;
+                serviceEnvironmentId?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            timestamp: string;
+                            event_type: string;
+                            target_id: string | null;
+                            target_name: string;
+                            target_type: string;
+                            sub_target_type: string | null;
+                            /** @description the members the request sent (names only, never values) */
+                            change: string;
+                            origin: string;
+                            /** @description the user, or `token <name>` */
+                            triggered_by: string;
+                            project_id: string | null;
+                            project_name: string;
+                            environment_id: string | null;
+                            environment_name: string;
+                            user_agent: string | null;
+                            original_change: string | null;
+                        }[];
+                        links: {
+                            previous?: string;
+                            next?: string;
+                        };
+                        organization_max_limit_reached: boolean;
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamDeploymentLog: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                deploymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events: log, status, end; `: keep-alive` every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamApplicationLog: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                applicationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events: log; `: keep-alive` every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamContainerLog: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                containerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events: log; `: keep-alive` every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamDatabaseLog: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                databaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events: log; `: keep-alive` every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamJobLog: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events: log; `: keep-alive` every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamEnvironmentStatus: {
+        parameters: {
+            query?: {
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                environmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description server-sent events: status; `: keep-alive` every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getConsoleConfig: {
         parameters: {
             query?: never;
@@ -27114,7 +27928,7 @@ export interface operations {
                     "application/json": {
                         /** @description the berth version serving this console */
                         version: string;
-                        /** @description the configured deployment engine driver (ENGINE) */
+                        /** @description the deployment engine in use: docker or simulated (ENGINE=auto resolves to one of them at start) */
                         engine: string;
                         /** @description PUBLIC_URL: base of the addresses the API hands out */
                         public_url: string;

@@ -1,7 +1,7 @@
 // The Fastify application: validation (strict bodies, coerced query and path), authentication,
 // rate limiting, idempotency, error bodies, the OpenAPI document, health probes, and every
 // module's routes served both at their seed path and under /api/v1.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -20,6 +20,7 @@ import { installMetrics } from './metrics.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { registerDocs } from './docs.ts';
 import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
+import { logRequest } from './request-log.ts';
 
 declare module 'fastify' {
   interface FastifyInstance { draining: boolean }
@@ -77,7 +78,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // one line per request from the onResponse hook below (debug, or warn for errors and slow ones)
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.addHook('onResponse', logRequest);
 
   // JSON only: a text/plain body would otherwise reach validation as a string
   app.removeContentTypeParser('text/plain');

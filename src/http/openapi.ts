@@ -141,10 +141,12 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
         ];
         const responses: Record<string, unknown> = {};
         for (const [status, schema] of Object.entries(op.schema.response ?? {})) {
-          const s = schema as { description?: string };
+          const s = schema as { description?: string; 'x-content-type'?: string };
           responses[status] = status === '204'
             ? { description: 'Success, no body' }
-            : { description: s.description ?? 'Success', content: { 'application/json': { schema } } };
+            : s['x-content-type'] // e.g. text/event-stream: the schema only describes the stream
+              ? { description: s.description ?? 'Success', content: { [s['x-content-type']]: { schema: { type: 'string' } } } }
+              : { description: s.description ?? 'Success', content: { 'application/json': { schema } } };
         }
         const errors = op.isPublic ? ['500'] : ['401', '403', '404', '429', '500'];
         if (op.schema.body || op.method === 'post' || op.method === 'put') errors.push('400', '409', '413');

@@ -20,6 +20,7 @@ import { deploymentRoutes } from './deployments/deployments.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { jobRunRoutes } from './job-runs/job-runs.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
+import { streamRoutes } from './streams/streams.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -41,4 +42,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   webhookRoutes(app, ctx);
   jobRunRoutes(app, ctx);
   auditRoutes(app, ctx);
+  streamRoutes(app, ctx);
 }

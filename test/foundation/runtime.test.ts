@@ -114,10 +114,11 @@ describe('berth command', () => {
     assert.ok(doc.paths['/organization']);
   });
 
-  test('an unknown command prints the usage', () => {
+  test('an unknown command names itself and points to --help (exit 2)', () => {
     const r = berth(['frobnicate'], {});
     assert.equal(r.status, 2);
-    assert.match(r.stderr, /usage: berth/);
+    assert.match(r.stderr, /unknown command 'frobnicate'/);
+    assert.match(r.stderr, /--help/);
   });
 });
 

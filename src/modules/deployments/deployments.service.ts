@@ -63,7 +63,7 @@ export interface DeploymentsService {
   environmentHistory(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
 }
 
-function toLine(r: repo.LogRow): LogLine {
+export function toLine(r: repo.LogRow): LogLine {
   return { id: String(r.id), created_at: isoRequired(r.created_at), message: r.message, kind: r.kind, deployment_id: r.deployment_id, service_id: r.service_id };
 }
 

@@ -1,0 +1,170 @@
+// The client commands of `berth` (commander): each with --help and examples; read commands take
+// --json. Handlers live in commands/*; failures end with one line and an exit code (exit-codes.ts).
+import { Command, CommanderError, Option } from 'commander';
+import { CliError, EXIT, EXIT_CODES_HELP } from './exit-codes.ts';
+
+const OPERATOR_HELP = `Server commands (run on the machine that hosts berth; see berth serve --help):
+  serve [--role all|api|worker]   run the API and/or the workers
+  migrate                         apply database migrations and exit
+  token create --organization NAME [--role ROLE] [--name NAME]
+  openapi                         print the OpenAPI document
+  rotate-key | backup --out FILE | restore --from FILE`;
+
+const examples = (lines: string[]) => `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+
+/** the options that choose where a command acts: names or ids, over the saved context */
+function withTarget(cmd: Command): Command {
+  return cmd
+    .option('-o, --organization <name>', 'organization (name or id)')
+    .option('-p, --project <name>', 'project (name or id)')
+    .option('-e, --environment <name>', 'environment (name or id)');
+}
+
+function withScope(cmd: Command): Command {
+  return cmd
+    .option('-o, --organization <name>', 'organization (name or id)')
+    .option('-p, --project [name]', 'the project scope (the context\'s project, or the one named)')
+    .option('-e, --environment [name]', 'the environment scope (the default: the context\'s environment, or the one named)')
+    .option('-s, --service <name>', 'the scope of one service (application, container or job) of the environment');
+}
+
+const json = new Option('--json', 'print JSON instead of text');
+
+type Handler = (...args: any[]) => Promise<void> | void;
+/** loads a command's module only when it runs: `berth --help` stays fast */
+function run(load: () => Promise<Handler>) {
+  return async (...args: unknown[]) => {
+    const cmd = args.at(-1) as Command;
+    const handler = await load();
+    const positional = args.slice(0, -2);
+    await handler(...positional, cmd.optsWithGlobals());
+  };
+}
+
+export function buildProgram(): Command {
+  const program = new Command('berth')
+    .description('berth: drive a berth control plane from your terminal (and run one: see server commands below)')
+    .option('--server <name>', 'the saved server to use (default: the current one; see berth context)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .addHelpText('after', `\n${OPERATOR_HELP}\n\n${EXIT_CODES_HELP}\n` + examples([
+      'berth login https://berth.example.com', 'berth context set --project shop --environment production',
+      'berth status', 'berth deploy web --wait', 'berth logs web -f',
+    ]));
+
+  program.command('login').argument('[url]', 'the berth to log in to', 'http://localhost:8080')
+    .description('log in to a berth with an API token (read from a hidden prompt, or from stdin)')
+    .option('--name <name>', 'a name for this server (default: its host and port)')
+    .addHelpText('after', examples(['berth login https://berth.example.com', 'berth login http://localhost:8080 --name local < token.txt',
+      'cat data/initial-api-token | berth login']))
+    .action(run(async () => (await import('./commands/auth.ts')).login));
+
+  program.command('logout').description('forget the token of the current server (or --server NAME, or --all)')
+    .option('--all', 'every saved server')
+    .addHelpText('after', examples(['berth logout', 'berth logout --server staging']))
+    .action(run(async () => (await import('./commands/auth.ts')).logout));
+
+  program.command('whoami').description('the server, organizations and context this token works in').addOption(json)
+    .addHelpText('after', examples(['berth whoami', 'berth whoami --json']))
+    .action(run(async () => (await import('./commands/auth.ts')).whoami));
+
+  const context = program.command('context').description('show the organization, project and environment commands use').addOption(json)
+    .addHelpText('after', examples(['berth context', 'berth context set --organization acme --project shop --environment staging']))
+    .action(run(async () => (await import('./commands/context.ts')).showContext));
+  withTarget(context.command('set').description('choose the server, organization, project and environment (names or ids)'))
+    .addOption(json)
+    .addHelpText('after', examples(['berth context set --project shop --environment production', 'berth context set --server staging']))
+    .action(run(async () => (await import('./commands/context.ts')).setContext));
+
+  withTarget(program.command('status').description("the environment's services: state, version and last deployment")).addOption(json)
+    .addHelpText('after', examples(['berth status', 'berth status --environment staging --json']))
+    .action(run(async () => (await import('./commands/services.ts')).status));
+
+  withTarget(program.command('services').description("list the environment's services")).addOption(json)
+    .addHelpText('after', examples(['berth services', 'berth services -p shop -e production --json']))
+    .action(run(async () => (await import('./commands/services.ts')).services));
+
+  for (const action of ['deploy', 'redeploy', 'stop', 'restart'] as const) {
+    const cmd = withTarget(program.command(action).argument('<service>', 'service name or id')
+      .description(`${action} a service; --wait follows it live until its final status`))
+      .option('-w, --wait', 'follow the deployment live; exit 0 on success, 6 on an error status, 7 when cancelled')
+      .addOption(json);
+    if (action === 'deploy') cmd.option('--commit <sha>', 'git commit to deploy (applications, jobs)').option('--tag <tag>', 'image tag to deploy (containers, jobs)');
+    cmd.addHelpText('after', examples([`berth ${action} web --wait`, `berth ${action} worker -e staging`]))
+      .action(run(async () => {
+        const { act } = await import('./commands/deploy.ts');
+        return (ref: string, opts: Parameters<typeof act>[2]) => act(action, ref, opts);
+      }));
+  }
+
+  withTarget(program.command('logs').argument('<service>', 'service name or id')
+    .description("a service's build, deployment and runtime lines; -f follows them live"))
+    .option('-f, --follow', 'keep printing lines as they are written (Ctrl-C to stop)')
+    .option('-n, --tail <lines>', 'how many earlier lines to show (0 to 10000)', '100')
+    .addOption(new Option('--json', 'one JSON object per line'))
+    .addHelpText('after', examples(['berth logs web', 'berth logs web -f --tail 20', 'berth logs web --json | jq .message']))
+    .action(run(async () => (await import('./commands/logs.ts')).logs));
+
+  const env = program.command('env').description('environment variables of a project, environment or service')
+    .addHelpText('after', examples(['berth env list', 'berth env set LOG_LEVEL=debug --service web', 'berth env unset LOG_LEVEL --project']));
+  withScope(env.command('list').description('variables and secrets (values of secrets hidden), with those inherited')).addOption(json)
+    .addHelpText('after', examples(['berth env list', 'berth env list --service web --json']))
+    .action(run(async () => (await import('./commands/variables.ts')).envList));
+  withScope(env.command('set').argument('<assignments...>', 'KEY=VALUE pairs').description('create or change variables'))
+    .addHelpText('after', examples(['berth env set LOG_LEVEL=debug', 'berth env set A=1 B=2 --service web', 'berth env set REGION=eu --project']))
+    .action(run(async () => {
+      const { setVariables } = await import('./commands/variables.ts');
+      return (a: string[], o: Parameters<typeof setVariables>[2]) => setVariables('environmentVariable', a, o);
+    }));
+  withScope(env.command('unset').argument('<keys...>', 'variable keys').description('remove variables'))
+    .addHelpText('after', examples(['berth env unset LOG_LEVEL', 'berth env unset A B --service web']))
+    .action(run(async () => {
+      const { unsetVariables } = await import('./commands/variables.ts');
+      return (k: string[], o: Parameters<typeof unsetVariables>[2]) => unsetVariables('environmentVariable', k, o);
+    }));
+
+  const secret = program.command('secret').description('secrets of a project, environment or service (never printed)')
+    .addHelpText('after', examples(['berth secret set DATABASE_PASSWORD --service web', 'echo -n s3cret | berth secret set API_KEY']));
+  withScope(secret.command('set').argument('<assignments...>', 'KEY (value from stdin or a hidden prompt) or KEY=VALUE'))
+    .description('create or change secrets')
+    .addHelpText('after', examples(['berth secret set API_KEY            # prompts, input hidden', 'echo -n "$TOKEN" | berth secret set API_KEY --project']))
+    .action(run(async () => {
+      const { setVariables } = await import('./commands/variables.ts');
+      return (a: string[], o: Parameters<typeof setVariables>[2]) => setVariables('secret', a, o);
+    }));
+  withScope(secret.command('unset').argument('<keys...>', 'secret keys').description('remove secrets'))
+    .addHelpText('after', examples(['berth secret unset API_KEY --service web']))
+    .action(run(async () => {
+      const { unsetVariables } = await import('./commands/variables.ts');
+      return (k: string[], o: Parameters<typeof unsetVariables>[2]) => unsetVariables('secret', k, o);
+    }));
+
+  withTarget(program.command('open').argument('<service>', 'service name or id').description("print the service's public URL(s)"))
+    .addOption(json)
+    .addHelpText('after', examples(['berth open web', 'xdg-open "$(berth open web | head -1)"']))
+    .action(run(async () => (await import('./commands/services.ts')).open));
+
+  return program;
+}
+
+/** runs the client commands; resolves to the process exit code */
+export async function runClient(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  if (argv.length === 0) {
+    program.outputHelp();
+    return EXIT.OK;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.OK;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' || err.code === 'commander.version' ? EXIT.OK : EXIT.USAGE;
+    }
+    if (err instanceof CliError) {
+      process.stderr.write(`berth: ${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,72 @@
+// Names or ids, everywhere: turns what the user typed (or the saved context) into the records
+// of the organization, project, environment and service a command acts on.
+import { ok, type Api } from './api.ts';
+import { CliError, EXIT } from './exit-codes.ts';
+import type { Context, Named } from './store.ts';
+
+export interface ServiceRef { id: string; name: string; type: string; state: string }
+
+/** the family path segment of a service type (APPLICATION → application) */
+export function segment(type: string): 'application' | 'container' | 'database' | 'job' {
+  const s = type.toLowerCase();
+  if (s === 'application' || s === 'container' || s === 'database' || s === 'job') return s;
+  throw new CliError(`services of type ${type} are not handled by this command`, EXIT.USAGE);
+}
+
+function pick<T extends { id: string; name: string }>(items: T[], ref: string, what: string, where: string): T {
+  const byId = items.find((i) => i.id === ref);
+  if (byId) return byId;
+  const byName = items.filter((i) => i.name.toLowerCase() === ref.toLowerCase());
+  if (byName.length === 1) return byName[0]!;
+  const known = items.map((i) => i.name).slice(0, 10).join(', ');
+  throw new CliError(`no ${what} "${ref}" ${where}${known ? ` (there: ${known})` : ''}`, EXIT.NOT_FOUND);
+}
+
+/** what the context keeps of a record */
+const named = (r: Named): Named => ({ id: r.id, name: r.name });
+
+export async function organization(api: Api, ref: string | undefined): Promise<Named> {
+  const list = await ok(api.GET('/organization'));
+  if (ref) return named(pick(list.results, ref, 'organization', 'visible to this token'));
+  if (list.results.length === 1) return named(list.results[0]!);
+  throw new CliError('several organizations: choose one with --organization NAME', EXIT.AUTH);
+}
+
+export async function project(api: Api, org: Named, ref: string): Promise<Named> {
+  const list = await ok(api.GET('/organization/{organizationId}/project', { params: { path: { organizationId: org.id } } }));
+  return named(pick(list.results, ref, 'project', `in organization ${org.name}`));
+}
+
+export async function environment(api: Api, proj: Named, ref: string): Promise<Named> {
+  const list = await ok(api.GET('/project/{projectId}/environment', { params: { path: { projectId: proj.id } } }));
+  return named(pick(list.results, ref, 'environment', `in project ${proj.name}`));
+}
+
+export async function services(api: Api, env: Named): Promise<ServiceRef[]> {
+  const list = await ok(api.GET('/environment/{environmentId}/services', { params: { path: { environmentId: env.id } } }));
+  return list.results.map((s) => ({ id: s.id, name: s.name, type: s.service_type, state: s.state }));
+}
+
+export async function service(api: Api, env: Named, ref: string): Promise<ServiceRef> {
+  return pick(await services(api, env), ref, 'service', `in environment ${env.name}`);
+}
+
+export interface TargetFlags { organization?: string; project?: string; environment?: string }
+
+/**
+ * The organization / project / environment a command works in: flags (names or ids) over the
+ * saved context. A flag for a level re-resolves the levels under it from the flags or fails.
+ */
+export async function target(api: Api, saved: Context, flags: TargetFlags, need: 'organization' | 'project' | 'environment'): Promise<Required<Context>> {
+  const org = flags.organization ? await organization(api, flags.organization) : saved.organization ?? await organization(api, undefined);
+  const out: Context = { organization: org };
+  if (need === 'organization') return out as Required<Context>;
+  const projRef = flags.project ?? (flags.organization ? undefined : saved.project?.id);
+  if (!projRef) throw new CliError('no project chosen: run berth context set --project NAME, or pass --project', EXIT.AUTH);
+  out.project = flags.project || flags.organization || !saved.project ? await project(api, org, projRef) : saved.project;
+  if (need === 'project') return out as Required<Context>;
+  const envRef = flags.environment ?? (flags.project || flags.organization ? undefined : saved.environment?.id);
+  if (!envRef) throw new CliError('no environment chosen: run berth context set --environment NAME, or pass --environment', EXIT.AUTH);
+  out.environment = flags.environment || flags.project || flags.organization || !saved.environment ? await environment(api, out.project, envRef) : saved.environment;
+  return out as Required<Context>;
+}
