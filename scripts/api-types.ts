@@ -1,5 +1,5 @@
-// Generates src/cli/client/api-types.ts: the TypeScript types of berth's own OpenAPI document
-// (openapi-typescript), which the CLI's client calls through (openapi-fetch). Run with
+// Generates src/client/api-types.ts: the TypeScript types of berth's own OpenAPI document
+// (openapi-typescript), which the CLI and the console call through (openapi-fetch). Run with
 // `npm run api-types` after changing routes; test/cli/api-types.test.ts fails while it is stale.
 // `--check` exits 1 instead of writing when the committed file differs.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../src/config/config.ts';
 import { openApiDocument } from '../src/cli/commands.ts';
 
-export const TYPES_FILE = new URL('../src/cli/client/api-types.ts', import.meta.url);
+export const TYPES_FILE = new URL('../src/client/api-types.ts', import.meta.url);
 
 export async function generateApiTypes(): Promise<string> {
   const doc = await openApiDocument(loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent' }));
@@ -19,11 +19,11 @@ if (import.meta.main) {
   const text = await generateApiTypes();
   if (process.argv.includes('--check')) {
     if (readFileSync(TYPES_FILE, 'utf8') !== text) {
-      process.stderr.write('src/cli/client/api-types.ts is out of date: run npm run api-types\n');
+      process.stderr.write('src/client/api-types.ts is out of date: run npm run api-types\n');
       process.exit(1);
     }
   } else {
     writeFileSync(TYPES_FILE, text);
-    process.stderr.write('wrote src/cli/client/api-types.ts\n');
+    process.stderr.write('wrote src/client/api-types.ts\n');
   }
 }

@@ -29,7 +29,7 @@ function newest(path: string): number {
 /** builds the console when its output is missing or older than a source file */
 export function ensureConsoleBuilt(): void {
   const sources = Math.max(newest(join(root, 'console/src')), newest(join(root, 'console/index.html')),
-    newest(join(root, 'console/vite.config.ts')), newest(join(root, 'src/client/schema.d.ts')));
+    newest(join(root, 'console/vite.config.ts')), newest(join(root, 'src/client/api-types.ts')));
   if (existsSync(dist) && statSync(dist).mtimeMs >= sources) return;
   const r = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', 'console/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root, encoding: 'utf8', timeout: 180_000,

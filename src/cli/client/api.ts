@@ -1,8 +1,8 @@
 // The client's only way to a berth: the public API through openapi-fetch, typed by the paths of
-// berth's own OpenAPI document (api-types.ts, generated). Failures become one-line CliErrors
+// berth's own OpenAPI document (src/client/api-types.ts, generated). Failures become one-line CliErrors
 // with the exit code of their kind (see exit-codes.ts).
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './api-types.ts';
+import type { paths } from '../../client/api-types.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 
 export type Api = Client<paths>;
