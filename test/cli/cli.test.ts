@@ -95,7 +95,7 @@ describe('berth client commands', () => {
     const r = await berth(dir, ['deploy', 'web', '--wait']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /web: deploying \(deployment [0-9a-f-]{36}\)/);
-    assert.match(r.stdout, /build {2}Cloning https:\/\/github\.com\/example\/app\.git/);
+    assert.match(r.stdout, /build {2}\[simulated\] Cloning https:\/\/github\.com\/example\/app\.git/);
     assert.match(r.stdout, /● DEPLOYING/);
     assert.match(r.stdout, /✔ DEPLOYED in \d+\.\ds\n$/);
     const status = JSON.parse((await berth(dir, ['status', '--json'])).stdout);

@@ -73,7 +73,7 @@ describe('berth in a terminal (tmux)', { skip: hasTmux ? false : 'tmux is not in
         return text.includes('EXIT=') && text;
       }, 30_000, 100);
       assert.match(done, /✔ DEPLOYED in \d+\.\ds/);
-      assert.match(done, /build {2}Cloning/);
+      assert.match(done, /build {2}\[simulated\] Cloning/);
       assert.match(done, /EXIT=0/);
     } finally {
       configureSimulatedEngine({ stepMs: 40 });

@@ -89,7 +89,7 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     // the API's message, under the field it names, and the field marked invalid
     const fieldError = page.locator('.field.invalid .field-error');
     await fieldError.waitFor();
-    assert.equal(await fieldError.innerText(), 'Git repository URL must be an http(s) URL', "the API's message, with the field's label");
+    assert.equal(await fieldError.innerText(), 'Git repository URL: git transport "ftp://" is not allowed (allowed: https, http, ssh, git)', "the API's message, with the field's label");
     assert.equal(await page.getByLabel('Git repository URL').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.locator('.field.invalid').count(), 1, 'only that field');
     await screenshot(page, 'create-form-validation');

@@ -21,7 +21,7 @@ const PROVIDER_HOSTS: Record<string, string> = { 'github.com': 'GITHUB', 'gitlab
 export function normalizeGitRepository(req: GitRepositoryRequest, field = 'git_repository'): StoredGitRepository {
   // any URL git can clone; local paths pass here and are refused at build unless the operator allows them
   const problem = checkGitUrl(req.url, true);
-  if (problem) throw badRequest(`${field}.url: ${problem} (a git URL: https://, http://, ssh://, git:// or user@host:path)`);
+  if (problem) throw badRequest(`${field}.url: ${problem}`);
   let hostname = '';
   try { hostname = new URL(req.url).hostname; } catch { hostname = /^(?:[^@/]*@)?([^:/]+):/.exec(req.url)?.[1] ?? ''; }
   const rootPath = req.root_path ?? '/';
