@@ -75,8 +75,6 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   // first, so a missing Docker daemon (ENGINE=docker) fails before anything is opened; the API
   // role reads statuses and links only, processes running workers also adopt or start the ingress
   const engine = await selectEngine(config, logger, { startIngress: role !== 'api' });
-  // a host with no Docker runs the simulated engine: say so loudly, nothing will really run
-  logger[engine.driver.real ? 'info' : 'warn']({ engine: engine.driver.name }, `engine: ${engine.description}`);
   let lock: DataDirLock | undefined;
   let db = options.db;
   if (!db) {
@@ -90,6 +88,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       throw err;
     }
   }
+  // ENGINE=auto on a host with no Docker falls back to the simulated engine: say so loudly
+  // (after the database opened, so a startup failure stays one line)
+  const fellBack = config.engine === 'auto' && !engine.driver.real;
+  logger[fellBack ? 'warn' : 'info']({ engine: engine.driver.name }, `engine: ${engine.description}`);
   const sealer = createSealer(resolveEncryptionKey(config));
   const rateLimiter = await createRateLimiter({ limit: config.rateLimitPerHour, redisUrl: config.redisUrl, logger });
   const runsWorkers = role !== 'api';

@@ -148,7 +148,7 @@ describe('berth serve output', () => {
       assert.match(screen, new RegExp(`Docs +http://127\\.0\\.0\\.1:${port}/docs`));
       assert.match(screen, new RegExp(`Token +${cwd}/data/initial-api-token \\(read it once`));
       assert.match(screen, new RegExp(`Database +embedded PostgreSQL \\(PGlite\\) in ${cwd}/data/pgdata`));
-      assert.match(screen, /Engine +simulated \(no containers are run\)/);
+      assert.match(screen, /Engine +simulated \(ENGINE=simulated\): deployments run nothing/);
       assert.match(screen, /\[\d\d:\d\d:\d\d\.\d{3}\] INFO: berth started/);
       assert.doesNotMatch(screen, /"level":30/);
     } finally {
