@@ -1,5 +1,6 @@
-// The bench cases, as data: what each one requests, its targets (ratio to the bare Fastify route,
-// per database) and the fixtures it needs. Fixtures are made through berth's API; a case whose
+// The bench cases, as data: what each one requests, its raw counterpart (bench/raw-server.ts: the
+// same SQL with no auth and no validation), its target (berth ÷ raw, per database; issue 15) and
+// the fixtures it needs. Fixtures are made through berth's API; a case whose
 // route does not exist yet (404 "No route") or whose fixture could not be made is skipped with a note.
 import { isNoRoute, inParallel, type Api } from './api.ts';
 import { JOB_BODY, WORKFLOW_BODY } from './bodies.ts';
@@ -11,10 +12,12 @@ export interface CaseRequest { method: 'GET' | 'POST'; path: string; body?: stri
 export interface BenchCase {
   id: string;
   label: string;
-  /** minimum ratio to the bare route; undefined: no target */
+  /** minimum ratio berth ÷ raw; undefined: no target */
   target?: Record<DbKind, number>;
-  /** the server under load: 'bare' is the baseline */
-  server: 'bare' | 'berth';
+  /** the server under load: 'bare' is the baseline, 'raw' the same query without berth */
+  server: 'bare' | 'berth' | 'raw';
+  /** the id of the raw case this berth case is divided by */
+  rawId?: string;
   /** the request; `unique` replaces __NAME__ in the body with a name never used before */
   request?: CaseRequest;
   unique?: boolean;
@@ -27,7 +30,10 @@ export interface BenchCase {
 export interface Fixtures {
   organizationId?: string;
   clusterId?: string;
+  serviceProjectId?: string;
   listProjectId?: string;
+  projectsSeeded: number;
+  projectsWanted: number;
   environmentsSeeded: number;
   environmentsWanted: number;
   serviceEnvironmentId?: string;
@@ -38,6 +44,10 @@ export interface Fixtures {
 export function environmentCount(db: DbKind): number {
   return Number(process.env.BENCH_ENVIRONMENTS ?? (db === 'pglite' ? 5_000 : 10_000));
 }
+/** projects in the organization for the list-projects page (the issue's 1,000; BENCH_PROJECTS overrides) */
+export function projectCount(): number {
+  return Number(process.env.BENCH_PROJECTS ?? 1_000);
+}
 const SEED_CONCURRENCY = 20;
 
 function describe(answer: { status: number; body: any; text: string }): string {
@@ -46,7 +56,7 @@ function describe(answer: { status: number; body: any; text: string }): string {
 
 /** creates what the cases need; every step that fails leaves a reason instead of throwing */
 export async function prepareFixtures(api: Api, db: DbKind, log: (line: string) => void): Promise<{ fixtures: Fixtures; problems: Record<string, string> }> {
-  const fixtures: Fixtures = { environmentsSeeded: 0, environmentsWanted: environmentCount(db) };
+  const fixtures: Fixtures = { projectsSeeded: 2, projectsWanted: projectCount(), environmentsSeeded: 0, environmentsWanted: environmentCount(db) };
   const problems: Record<string, string> = {};
   const orgs = await api('GET', '/organization');
   fixtures.organizationId = orgs.body?.results?.[0]?.id;
@@ -68,6 +78,7 @@ export async function prepareFixtures(api: Api, db: DbKind, log: (line: string) 
   const environment = async (projectId: string, name: string) => api('POST', `/project/${projectId}/environment`, { name, mode: 'STAGING', cluster_id: fixtures.clusterId });
 
   const servicesProject = await project('bench-services');
+  fixtures.serviceProjectId = servicesProject;
   if (servicesProject && fixtures.clusterId) {
     const env = await environment(servicesProject, 'bench-services');
     if (env.status < 300) fixtures.serviceEnvironmentId = env.body?.id;
@@ -88,54 +99,69 @@ export async function prepareFixtures(api: Api, db: DbKind, log: (line: string) 
     }
     log(`seeded ${fixtures.environmentsSeeded} environments in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
+  if (servicesProject && listProject) {
+    try {
+      await inParallel(Math.max(0, fixtures.projectsWanted - 2), SEED_CONCURRENCY, async (i) => {
+        if (!(await project(`bench-list-${String(i).padStart(6, '0')}`))) throw new Error(problems.project);
+        fixtures.projectsSeeded++;
+      });
+    } catch (err) {
+      problems.seedProjects = (err as Error).message;
+    }
+    log(`seeded ${fixtures.projectsSeeded} projects`);
+  }
   return { fixtures, problems };
 }
 
-/** the case list, with each case's request filled in from the fixtures or a reason to skip it */
+/** the case list, with each case's request filled in from the fixtures or a reason to skip it;
+ * every berth case with a target has a raw case (server 'raw') doing the same SQL */
 export function buildCases(fx: Fixtures, problems: Record<string, string>): BenchCase[] {
   const org = fx.organizationId;
   const missing = (...keys: string[]) => keys.map((k) => problems[k]).filter(Boolean).join('; ') || 'fixture missing';
+  const envs = fx.environmentsSeeded;
+  const get = (path: string | undefined, why: string[]) => (path ? { request: { method: 'GET' as const, path } } : { skip: missing(...why) });
+  const post = (path: string | undefined, body: unknown, why: string[]) =>
+    (path ? { unique: true, request: { method: 'POST' as const, path, body: JSON.stringify(body) } } : { skip: missing(...why) });
+  const orgPath = org && `/organization/${org}`;
+  const projectBody = { name: '__NAME__', description: 'bench project' };
   const cases: BenchCase[] = [
     { id: 'bare', label: 'bare Fastify GET / (baseline)', server: 'bare', request: { method: 'GET', path: '/' } },
     // diagnostic, no target: berth's framework cost alone (hooks, logger, request id; no auth, no DB)
     { id: 'healthz', label: 'berth GET /healthz (no auth, no DB)', server: 'berth', request: { method: 'GET', path: '/healthz' } },
+    { id: 'getOrganization', label: 'GET /organization/{id}', server: 'berth', target: { postgres: 0.9, pglite: 0.9 }, rawId: 'raw:getOrganization', ...get(orgPath, ['organization']) },
+    { id: 'raw:getOrganization', label: '  raw: same select', server: 'raw', ...get(orgPath, ['organization']) },
+    { id: 'getProject', label: 'GET /project/{id}', server: 'berth', target: { postgres: 0.9, pglite: 0.9 }, rawId: 'raw:getProject', ...get(fx.serviceProjectId && `/project/${fx.serviceProjectId}`, ['project']) },
+    { id: 'raw:getProject', label: '  raw: same select', server: 'raw', ...get(fx.serviceProjectId && `/project/${fx.serviceProjectId}`, ['project']) },
     {
-      id: 'getOrganization', label: 'GET /organization/{id}', server: 'berth', target: { postgres: 0.18, pglite: 0.08 },
-      ...(org ? { request: { method: 'GET', path: `/organization/${org}` } } : { skip: missing('organization') }),
+      id: 'listProjects', label: `GET /organization/{id}/project?page_size=20 (of ${fx.projectsSeeded})`, server: 'berth', target: { postgres: 0.8, pglite: 0.8 }, rawId: 'raw:listProjects',
+      ...get(orgPath && `${orgPath}/project?page_size=20`, ['organization']),
+      ...(fx.projectsSeeded < fx.projectsWanted ? { note: `only ${fx.projectsSeeded} of ${fx.projectsWanted} projects seeded: ${problems.seedProjects}` } : {}),
+    },
+    { id: 'raw:listProjects', label: '  raw: same page + count', server: 'raw', ...get(orgPath && `${orgPath}/project?page_size=20`, ['organization']) },
+    {
+      id: 'listEnvironments', label: `GET /project/{id}/environment?page_size=20 (of ${envs})`, server: 'berth', target: { postgres: 0.8, pglite: 0.8 }, rawId: 'raw:listEnvironments',
+      ...get(fx.listProjectId && envs > 0 ? `/project/${fx.listProjectId}/environment?page_size=20` : undefined, ['organization', 'cluster', 'project', 'environment', 'seed']),
+      ...(envs > 0 && envs < fx.environmentsWanted ? { note: `only ${envs} of ${fx.environmentsWanted} environments seeded: ${problems.seed}` } : {}),
+    },
+    { id: 'raw:listEnvironments', label: '  raw: same page + count', server: 'raw', ...get(fx.listProjectId && envs > 0 ? `/project/${fx.listProjectId}/environment?page_size=20` : undefined, ['seed']) },
+    { id: 'createProject', label: 'POST /organization/{id}/project', server: 'berth', target: { postgres: 0.7, pglite: 0.7 }, rawId: 'raw:insert', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
+    { id: 'raw:insert', label: '  raw: insert into projects … returning', server: 'raw', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
+    {
+      id: 'createJob', label: 'POST /environment/{id}/job (full body) ÷ raw insert', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insert',
+      ...post(fx.serviceEnvironmentId && `/environment/${fx.serviceEnvironmentId}/job`, JOB_BODY, ['organization', 'cluster', 'project', 'environment']),
     },
     {
-      id: 'listProjects', label: 'GET /organization/{id}/project', server: 'berth',
-      ...(org ? { request: { method: 'GET', path: `/organization/${org}/project` } } : { skip: missing('organization') }),
-    },
-    {
-      id: 'listEnvironments', label: `GET /project/{id}/environment?page_size=20`, server: 'berth', target: { postgres: 0.035, pglite: 0.012 },
-      ...(fx.listProjectId && fx.environmentsSeeded > 0
-        ? { request: { method: 'GET', path: `/project/${fx.listProjectId}/environment?page_size=20` } }
-        : { skip: missing('organization', 'cluster', 'project', 'environment', 'seed') }),
-      ...(fx.environmentsSeeded > 0 && fx.environmentsSeeded < fx.environmentsWanted ? { note: `only ${fx.environmentsSeeded} of ${fx.environmentsWanted} environments seeded: ${problems.seed}` } : {}),
-    },
-    {
-      id: 'createJob', label: 'POST /environment/{id}/job (full body)', server: 'berth', target: { postgres: 0.10, pglite: 0.05 }, unique: true,
-      ...(fx.serviceEnvironmentId
-        ? { request: { method: 'POST', path: `/environment/${fx.serviceEnvironmentId}/job`, body: JSON.stringify(JOB_BODY) } }
-        : { skip: missing('organization', 'cluster', 'project', 'environment') }),
-    },
-    {
-      id: 'createAgenticWorkflow', label: 'POST /environment/{id}/agenticWorkflow (full body)', server: 'berth', target: { postgres: 0.10, pglite: 0.05 }, unique: true,
-      ...(fx.serviceEnvironmentId
-        ? { request: { method: 'POST', path: `/environment/${fx.serviceEnvironmentId}/agenticWorkflow`, body: JSON.stringify(WORKFLOW_BODY) } }
-        : { skip: missing('organization', 'cluster', 'project', 'environment') }),
+      id: 'createAgenticWorkflow', label: 'POST /environment/{id}/agenticWorkflow (full body) ÷ raw insert', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insert',
+      ...post(fx.serviceEnvironmentId && `/environment/${fx.serviceEnvironmentId}/agenticWorkflow`, WORKFLOW_BODY, ['organization', 'cluster', 'project', 'environment']),
     },
   ];
-  const list = cases.find((c) => c.id === 'listEnvironments')!;
-  if (fx.environmentsSeeded > 0) list.label = `GET /project/{id}/environment?page_size=20 (of ${fx.environmentsSeeded})`;
   return cases;
 }
 
 /** one request per case before measuring: a missing route skips the case, another failure marks it invalid */
 export async function probeCases(api: Api, cases: BenchCase[]): Promise<void> {
   for (const c of cases) {
-    if (c.skip || !c.request || c.server === 'bare') continue;
+    if (c.skip || !c.request || c.server !== 'berth') continue;
     const body = c.request.body?.replace('__NAME__', `probe-${c.id}`);
     const res = await api(c.request.method, c.request.path, body === undefined ? undefined : JSON.parse(body));
     if (isNoRoute(res)) c.skip = `route missing (${c.request.method} ${c.request.path.replace(/[0-9a-f-]{36}/g, '{id}').split('?')[0]} answers 404 No route)`;

@@ -1,18 +1,24 @@
 // Load generation with autocannon (10 connections) and the round structure: a warm-up pass, then
-// rounds in which every case runs once (order rotated each round); each case's ratio to the bare
-// route is computed within its round, and the table shows medians over rounds.
+// rounds in which every case runs once (order rotated each round); each case's ratios to the bare
+// route and to its raw counterpart are computed within its round, and the table shows medians.
 import autocannon from 'autocannon';
 import type { BenchCase } from './cases.ts';
 
 export const CONNECTIONS = 10;
 
 export interface Sample { rps: number; p50: number; p99: number; non2xx: number; errors: number }
-export interface CaseResult { samples: Sample[]; ratios: number[] }
+export interface CaseResult {
+  samples: Sample[];
+  /** ÷ the bare route, per round */
+  ratios: number[];
+  /** ÷ the case's raw counterpart, per round (empty without one) */
+  rawRatios: number[];
+}
 
 let uniqueCounter = 0;
 const RUN_TAG = Date.now().toString(36);
 
-export async function runOnce(baseUrl: string, token: string, c: BenchCase, seconds: number): Promise<Sample> {
+export async function runOnce(baseUrl: string, token: string, c: BenchCase, seconds: number, amount?: number): Promise<Sample> {
   const req = c.request!;
   const headers: Record<string, string> = c.server === 'berth' ? { authorization: `Token ${token}` } : {};
   if (req.body !== undefined) headers['content-type'] = 'application/json';
@@ -20,7 +26,7 @@ export async function runOnce(baseUrl: string, token: string, c: BenchCase, seco
   const result = await autocannon({
     url: baseUrl,
     connections: CONNECTIONS,
-    duration: seconds,
+    ...(amount ? { amount } : { duration: seconds }),
     timeout: 30,
     requests: [{
       method: req.method,
@@ -52,10 +58,12 @@ export async function runRounds(
   cases: BenchCase[],
   urlOf: (c: BenchCase) => string,
   token: string,
-  options: { rounds: number; seconds: number; warmupSeconds: number; log: (line: string) => void },
+  options: { rounds: number; seconds: number; amount?: number | undefined; warmupSeconds: number; log: (line: string) => void },
 ): Promise<Map<string, CaseResult>> {
-  const active = cases.filter((c) => !c.skip && c.request);
-  const results = new Map<string, CaseResult>(active.map((c) => [c.id, { samples: [], ratios: [] }]));
+  // a raw case runs only when a berth case that is not skipped is divided by it
+  const used = new Set(cases.filter((c) => !c.skip && c.request && c.rawId).map((c) => c.rawId));
+  const active = cases.filter((c) => !c.skip && c.request && (c.server !== 'raw' || used.has(c.id)));
+  const results = new Map<string, CaseResult>(active.map((c) => [c.id, { samples: [], ratios: [], rawRatios: [] }]));
   if (options.warmupSeconds > 0) {
     options.log(`warm-up: ${active.length} cases × ${options.warmupSeconds} s`);
     for (const c of active) await runOnce(urlOf(c), token, c, options.warmupSeconds);
@@ -64,12 +72,17 @@ export async function runRounds(
     const order = active.map((_, i) => active[(i + round) % active.length]!);
     const inRound = new Map<string, Sample>();
     for (const c of order) {
-      const s = await runOnce(urlOf(c), token, c, options.seconds);
+      const s = await runOnce(urlOf(c), token, c, options.seconds, options.amount);
       inRound.set(c.id, s);
       results.get(c.id)!.samples.push(s);
     }
     const bare = inRound.get('bare')!;
-    for (const c of active) results.get(c.id)!.ratios.push(inRound.get(c.id)!.rps / bare.rps);
+    for (const c of active) {
+      const rps = inRound.get(c.id)!.rps;
+      results.get(c.id)!.ratios.push(rps / bare.rps);
+      const raw = c.rawId ? inRound.get(c.rawId) : undefined;
+      if (raw) results.get(c.id)!.rawRatios.push(rps / raw.rps);
+    }
     options.log(`round ${round + 1}/${options.rounds}: ` + active.map((c) => `${c.id} ${Math.round(inRound.get(c.id)!.rps)}/s`).join(', '));
   }
   return results;

@@ -1,22 +1,28 @@
 // `npm run bench`: the whole bench suite on PGlite and, when DATABASE_URL is set, on PostgreSQL
 // (a fresh database, dropped afterwards). Prints one table (see report.ts). Settings via env:
-// BENCH_SECONDS (per case per round, 2), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2),
-// BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_CASES (comma-separated case ids: only those, plus the bare route), BENCH_DB (pglite|postgres: only that one), BENCH_PROFILE (a directory:
-// run the loaded berth server with --cpu-prof there), BENCH_JSON (also write the raw results there).
+// BENCH_SECONDS (per case per round, 2), BENCH_AMOUNT (requests per case per round instead of
+// seconds: the smoke test), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2), BENCH_IDLE_SECONDS (10),
+// BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_PROJECTS (1000), BENCH_CASES
+// (comma-separated case ids: only those, their raw counterparts and the bare route), BENCH_DB
+// (pglite|postgres: only that one), BENCH_PROFILE (a directory: run the loaded berth server with
+// --cpu-prof there), BENCH_JSON (also write the raw results there).
+// Order: first start on an empty data dir, fixtures through the API, stop; (PGlite: copy the data
+// directory for the raw server, which cannot share it); second start, idle RSS; then the load.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiClient } from './api.ts';
-import { buildCases, prepareFixtures, probeCases, type DbKind } from './cases.ts';
+import { buildCases, prepareFixtures, probeCases, type BenchCase, type DbKind } from './cases.ts';
 import { runRounds } from './measure.ts';
 import { formatTable, type DbRun } from './report.ts';
-import { freshDatabase, memoryMiB, randomSecret, startBare, startBerth, stop, waitReady } from './servers.ts';
+import { freshDatabase, memoryMiB, randomSecret, startBare, startBerth, startRaw, stop, waitReady } from './servers.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const AMOUNT = process.env.BENCH_AMOUNT ? Number(process.env.BENCH_AMOUNT) : undefined;
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const IDLE_AFTER_MS = 10_000;
+const IDLE_AFTER_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 10) * 1000;
 
 function log(line: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
@@ -32,7 +38,13 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     const first = await startBerth(env);
     children.push(first);
     const startupEmptyMs = await waitReady(first, '/readyz');
+    const api = apiClient(first.url, env.bootstrapToken);
+    const { fixtures, problems } = await prepareFixtures(api, db, log);
+    for (const [k, v] of Object.entries(problems)) log(`fixture ${k}: ${v}`);
     await stop(first);
+    const rawPgdata = db === 'pglite' ? join(dataDir, 'raw-pgdata') : undefined;
+    if (rawPgdata) cpSync(join(dataDir, 'pgdata'), rawPgdata, { recursive: true });
+
     const profileDir = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined;
     const berth = await startBerth(env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
     children.push(berth);
@@ -42,18 +54,18 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     const idleRssMiB = memoryMiB(berth, 'VmRSS');
     const bare = await startBare();
     children.push(bare);
+    const raw = await startRaw(pgDb ? { databaseUrl: pgDb.url } : { pgdata: rawPgdata! });
+    children.push(raw);
 
-    const api = apiClient(berth.url, env.bootstrapToken);
-    const { fixtures, problems } = await prepareFixtures(api, db, log);
-    for (const [k, v] of Object.entries(problems)) log(`fixture ${k}: ${v}`);
     const wanted = process.env.BENCH_CASES?.split(',').map((s) => s.trim());
-    const cases = buildCases(fixtures, problems).filter((c) => !wanted || c.id === 'bare' || wanted.includes(c.id));
-    await probeCases(api, cases);
-    for (const c of cases) if (c.skip) log(`skip ${c.id}: ${c.skip}`);
-    const results = await runRounds(cases, (c) => (c.server === 'bare' ? bare.url : berth.url), env.bootstrapToken, { rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP, log });
+    const cases = buildCases(fixtures, problems).filter((c) => !wanted || c.id === 'bare' || c.server === 'raw' || wanted.includes(c.id));
+    await probeCases(apiClient(berth.url, env.bootstrapToken), cases);
+    for (const c of cases) if (c.skip && c.server !== 'raw') log(`skip ${c.id}: ${c.skip}`);
+    const urlOf = (c: BenchCase) => (c.server === 'bare' ? bare.url : c.server === 'raw' ? raw.url : berth.url);
+    const results = await runRounds(cases, urlOf, env.bootstrapToken, { rounds: ROUNDS, seconds: SECONDS, amount: AMOUNT, warmupSeconds: WARMUP, log });
     const peakRssMiB = memoryMiB(berth, 'VmHWM');
-    const notes = [`${ROUNDS} rounds × ${SECONDS} s per case, ${WARMUP} s warm-up, 10 connections`];
-    return { db, cases, results, startupEmptyMs, startupExistingMs, idleRssMiB, peakRssMiB, notes };
+    const notes = [`${ROUNDS} rounds × ${AMOUNT ? `${AMOUNT} requests` : `${SECONDS} s`} per case, ${WARMUP} s warm-up, 10 connections; raw = Fastify + the same driver and SQL, no auth, no validation`];
+    return { db, cases, results, startupEmptyMs, startupExistingMs, idleRssMiB, idleAfterSeconds: IDLE_AFTER_MS / 1000, peakRssMiB, notes };
   } finally {
     for (const c of children) await stop(c);
     await pgDb?.drop().catch((err) => log(`could not drop the bench database: ${err}`));

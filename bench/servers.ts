@@ -34,7 +34,7 @@ function launch(args: string[], env: Record<string, string>, port: number): Chil
 }
 
 /** polls `path` until it answers 200; returns milliseconds since spawn */
-export async function waitReady(child: Child, path: string, limitMs = 60_000): Promise<number> {
+export async function waitReady(child: Child, path: string, limitMs = 180_000): Promise<number> {
   while (performance.now() - child.startedAt < limitMs) {
     if (child.proc.exitCode !== null) throw new Error(`server exited with ${child.proc.exitCode}:\n${child.output()}`);
     try {
@@ -69,6 +69,14 @@ export async function startBerth(env: BerthEnv, nodeFlags: string[] = []): Promi
 export async function startBare(): Promise<Child> {
   const child = launch(['bench/bare-server.ts'], {}, await freePort());
   await waitReady(child, '/');
+  return child;
+}
+
+/** the raw route server (bench/raw-server.ts) on PostgreSQL or on a PGlite data directory */
+export async function startRaw(db: { databaseUrl: string } | { pgdata: string }): Promise<Child> {
+  const env: Record<string, string> = 'databaseUrl' in db ? { DATABASE_URL: db.databaseUrl } : { DATABASE_URL: '', RAW_PGDATA: db.pgdata };
+  const child = launch(['bench/raw-server.ts'], env, await freePort());
+  await waitReady(child, '/raw-ready');
   return child;
 }
 

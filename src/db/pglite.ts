@@ -5,14 +5,16 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Db, Queryable } from './db.ts';
 import { translateDbError } from './errors.ts';
+import { preparedRunner, type PreparedRunner } from './pglite-prepared.ts';
 
 type Runner = { query: PGlite['query']; exec: PGlite['exec'] };
 
-function queryable(runner: Runner): Queryable {
+/** `prepared`: statements run as named prepared statements (pglite-prepared.ts) */
+function queryable(runner: Runner, prepared: PreparedRunner, inTransaction: boolean): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
       try {
-        const res = await runner.query<R>(text, params as unknown[] | undefined);
+        const res = await prepared.query<R>(text, params, inTransaction, () => runner.query<R>(text, params as unknown[] | undefined));
         return res.rows;
       } catch (err) {
         throw translateDbError(err);
@@ -42,14 +44,15 @@ export async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<D
     postgresqlconf: ['shared_buffers=16MB'],
     parsers: { [types.INT8]: (v: string) => Number(v) },
   } as ConstructorParameters<typeof PGlite>[0] & { postgresqlconf: string[] });
-  const base = queryable(pglite);
+  const prepared = preparedRunner(pglite);
+  const base = queryable(pglite, prepared, false);
   return {
     kind: 'pglite',
     native: { kind: 'pglite', pglite },
     query: base.query,
     async transaction(fn) {
       try {
-        return await pglite.transaction((tx) => fn(queryable(tx)));
+        return await pglite.transaction((tx) => fn(queryable(tx, prepared, true)));
       } catch (err) {
         throw translateDbError(err);
       }

@@ -1,4 +1,4 @@
-// Every module's routes, registered once at the root and once under /api/v1.
+// Every module's routes, registered at the root (/api/v1 reaches them by a URL rewrite, src/http/app.ts).
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { memberRoutes } from './members/members.routes.ts';

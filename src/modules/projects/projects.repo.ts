@@ -34,11 +34,13 @@ export async function listProjects(db: Queryable, organizationId: string, limit:
   return { items: rows.map(toProject), total };
 }
 
+/** one statement: the row comes back from `returning` (a new project has no environments) */
 export async function insertProject(db: Queryable, organizationId: string, body: ProjectRequest): Promise<Project> {
-  const rows = await db.query<{ id: string }>(
-    'insert into projects (organization_id, name, description) values ($1, $2, $3) returning id',
+  const rows = await db.query<ProjectRow>(
+    `insert into projects (organization_id, name, description) values ($1, $2, $3)
+     returning id, organization_id, name, description, created_at, updated_at, 0 as env_count`,
     [organizationId, body.name, body.description ?? '']);
-  return (await findProject(db, rows[0]!.id))!;
+  return toProject(rows[0]!);
 }
 
 /** members sent change; omitted members keep their value */

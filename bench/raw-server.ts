@@ -1,0 +1,77 @@
+// The "raw" column of the bench (issue 15): Fastify plus the same database driver berth uses,
+// running the same SQL as berth's repositories for each case, with no authentication, no rate
+// limiting, no validation and no response schema — the limit of this stack. Run as a child
+// process by bench/run.ts: PORT, and either DATABASE_URL (a `pg` pool of 10, named statements
+// like src/db/postgres.ts) or RAW_PGDATA (a PGlite data directory: a copy of berth's, since
+// PGlite is single-process). Prints nothing.
+import Fastify from 'fastify';
+
+type Query = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+async function openDriver(): Promise<Query> {
+  if (process.env.DATABASE_URL) {
+    const { default: pg } = await import('pg');
+    pg.types.setTypeParser(20, (v: string) => Number(v));
+    const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+    const names = new Map<string, string>();
+    return async (text, params) => {
+      let name = names.get(text);
+      if (!name) names.set(text, (name = `raw${names.size}`));
+      return (await pool.query({ name, text, values: params })).rows;
+    };
+  }
+  const { PGlite, types } = await import('@electric-sql/pglite');
+  const pglite = await PGlite.create({
+    dataDir: process.env.RAW_PGDATA,
+    postgresqlconf: ['shared_buffers=16MB'],
+    parsers: { [types.INT8]: (v: string) => Number(v) },
+  } as ConstructorParameters<typeof PGlite>[0] & { postgresqlconf: string[] });
+  return async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows;
+}
+
+// The statements below are the ones berth's repositories run for the same request
+// (organizations.repo.ts, projects.repo.ts, environments.repo.ts), written out.
+const ORGANIZATION = 'select id, name, description, plan, website_url, repository, logo_url, icon_url, admin_emails, owner_user_id, created_at, updated_at from organizations where id = $1';
+const PROJECT_COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
+  (select count(*)::int from environments e where e.project_id = p.id) as env_count`;
+const ENVIRONMENT_SELECT = `select e.id, e.organization_id, e.project_id, e.cluster_id, e.name, e.mode, e.auto_preview, e.expires_at,
+  e.cloned_from_id, e.created_at, e.updated_at, c.name as cluster_name, c.cloud_provider, c.region
+  from environments e join clusters c on c.id = e.cluster_id`;
+
+const query = await openDriver();
+const app = Fastify({ logger: false });
+type IdParams = { Params: { id: string }; Querystring: { page_size?: string; page?: string } };
+
+function page(q: { page_size?: string; page?: string }): { limit: number; offset: number } {
+  const limit = Number(q.page_size ?? 10);
+  return { limit, offset: (Number(q.page ?? 1) - 1) * limit };
+}
+
+app.get('/raw-ready', async () => ({ ok: true }));
+app.get<IdParams>('/organization/:id', async (req) => (await query(ORGANIZATION, [req.params.id]))[0]);
+app.get<IdParams>('/project/:id', async (req) => (await query(`select ${PROJECT_COLUMNS} from projects p where p.id = $1`, [req.params.id]))[0]);
+app.get<IdParams>('/organization/:id/project', async (req) => {
+  const { limit, offset } = page(req.query);
+  const [results, count] = await Promise.all([
+    query(`select ${PROJECT_COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`, [req.params.id, limit, offset]),
+    query('select count(*)::int as n from projects where organization_id = $1', [req.params.id]),
+  ]);
+  return { results, total_count: count[0]?.n };
+});
+app.get<IdParams>('/project/:id/environment', async (req) => {
+  const { limit, offset } = page(req.query);
+  const [results, count] = await Promise.all([
+    query(`${ENVIRONMENT_SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`, [req.params.id, limit, offset]),
+    query('select count(*)::int as n from environments where project_id = $1', [req.params.id]),
+  ]);
+  return { results, total_count: count[0]?.n };
+});
+// the raw insert every create case is compared with: one row, one statement, the row back
+app.post<IdParams & { Body: { name: string; description?: string } }>('/organization/:id/project', async (req, reply) => {
+  const rows = await query('insert into projects (organization_id, name, description) values ($1, $2, $3) returning id, organization_id, name, description, created_at, updated_at',
+    [req.params.id, req.body.name, req.body.description ?? '']);
+  return reply.code(201).send(rows[0]);
+});
+
+await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
+process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));

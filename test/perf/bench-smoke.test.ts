@@ -1,0 +1,62 @@
+// A short run of the benchmark (`npm run bench`, bench/run.ts) on the database of this test run:
+// a few hundred requests per case, one round, small fixtures. It checks that the bench still runs
+// end to end and reports berth ÷ raw and ÷ bare for every case with a target; it asserts no timing.
+// It starts berth and the raw servers (minutes on a busy machine), so it runs when BENCH_SMOKE=1:
+// .ci/run sets it for one pass.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('../..', import.meta.url).pathname;
+
+function runBench(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bench/run.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c; });
+    child.stderr.on('data', (c: Buffer) => { stderr += c; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted case', {
+  timeout: 600_000, skip: process.env.BENCH_SMOKE === '1' ? false : 'set BENCH_SMOKE=1 to run the bench smoke (CI does)',
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-bench-smoke-'));
+  try {
+    const jsonFile = join(dir, 'bench.json');
+    const db = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+    const run = await runBench({
+      BENCH_DB: db, BENCH_AMOUNT: '200', BENCH_ROUNDS: '1', BENCH_WARMUP_SECONDS: '0', BENCH_IDLE_SECONDS: '0',
+      BENCH_ENVIRONMENTS: '30', BENCH_PROJECTS: '25', BENCH_JSON: jsonFile,
+    });
+    assert.equal(run.code, 0, run.stderr.slice(-4000));
+    const [report] = JSON.parse(readFileSync(jsonFile, 'utf8')) as Array<{
+      db: string; cases: Array<{ id: string; server: string; target?: unknown; rawId?: string; skip?: string }>;
+      results: Record<string, { samples: Array<{ rps: number; non2xx: number; errors: number }>; ratios: number[]; rawRatios: number[] }>;
+      idleRssMiB: number; peakRssMiB: number;
+    }>;
+    assert.equal(report!.db, db);
+    const targeted = report!.cases.filter((c) => c.target);
+    assert.deepEqual(targeted.map((c) => c.id).sort(),
+      ['createAgenticWorkflow', 'createJob', 'createProject', 'getOrganization', 'getProject', 'listEnvironments', 'listProjects']);
+    for (const c of targeted) {
+      assert.equal(c.skip, undefined, `${c.id} skipped`);
+      const r = report!.results[c.id]!;
+      const raw = report!.results[c.rawId!]!;
+      assert.ok(raw, `${c.id}: its raw counterpart ${c.rawId} ran`);
+      for (const s of [...r.samples, ...raw.samples]) assert.equal(s.non2xx + s.errors, 0, `${c.id}: every answer 2xx`);
+      assert.equal(r.rawRatios.length, 1);
+      assert.ok(r.rawRatios[0]! > 0 && Number.isFinite(r.rawRatios[0]!), `${c.id}: ÷ raw is a ratio`);
+      assert.ok(r.ratios[0]! > 0 && Number.isFinite(r.ratios[0]!), `${c.id}: ÷ bare is a ratio`);
+    }
+    assert.ok(report!.idleRssMiB > 0 && report!.peakRssMiB >= report!.idleRssMiB);
+    assert.match(run.stdout, /\| ÷ raw \| ÷ bare \|/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
