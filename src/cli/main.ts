@@ -1,5 +1,5 @@
 // The `berth` command. Server commands: serve (what `npm start` runs), migrate, token create,
-// openapi, rotate-key, backup, restore (they read the server's environment). Everything else,
+// openapi, rotate-key, backup, restore, ingress (they read the server's environment). Everything else,
 // and --help, goes to the client commands (src/cli/client/program.ts), which talk to a berth over
 // its public API and never read the server's configuration.
 import { existsSync } from 'node:fs';
@@ -34,7 +34,7 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-const SERVER_COMMANDS = new Set(['serve', 'migrate', 'token', 'openapi', 'rotate-key', 'backup', 'restore']);
+const SERVER_COMMANDS = new Set(['serve', 'migrate', 'token', 'openapi', 'rotate-key', 'backup', 'restore', 'ingress']);
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
