@@ -42,14 +42,15 @@ export function installErrorHandling(app: FastifyInstance, routePatterns: () => 
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0]!;
+    const path = request.url.split('?')[0]!; // /api/v1 already rewritten away: what the routes match
     const allowed = routePatterns().filter((r) => r.regex.test(path)).map((r) => r.method);
     if (allowed.length > 0) {
       reply.header('allow', [...new Set(allowed)].join(', '));
       reply.code(405).send(errorBody(405, 'method_not_allowed', `${request.method} is not allowed on this path; use ${[...new Set(allowed)].join(', ')}`, String(request.id)));
       return;
     }
-    reply.code(404).send(errorBody(404, 'not_found', `No route for ${request.method} ${path}`, String(request.id)));
+    const sent = (request.originalUrl ?? request.url).split('?')[0]!;
+    reply.code(404).send(errorBody(404, 'not_found', `No route for ${request.method} ${sent}`, String(request.id)));
   });
 }
 

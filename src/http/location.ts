@@ -15,7 +15,8 @@ export function installLocationHeaders(app: FastifyInstance, patterns: Patterns)
     if ((reply.statusCode !== 201 && reply.statusCode !== 202) || payload === null || typeof payload !== 'object') return payload;
     const body = payload as Answer;
     if (typeof body.id !== 'string') return payload;
-    const path = request.url.split('?')[0]!.replace(/\/+$/, '');
+    // the URL as the client sent it: /api/v1 is rewritten away before routing
+    const path = (request.originalUrl ?? request.url).split('?')[0]!.replace(/\/+$/, '');
     const prefix = path.startsWith('/api/v1/') ? '/api/v1' : '';
     if (typeof body.service_id === 'string') {
       const deployment = `${prefix}/deployment/${body.id}`;
@@ -30,11 +31,13 @@ export function installLocationHeaders(app: FastifyInstance, patterns: Patterns)
       return payload;
     }
     // <collection>/<id>, /<kind>/<id>, or beside the parent of an action (…/{id}/alias → …/<id>)
-    const segments = path.slice(prefix.length).split('/').filter(Boolean);
-    const candidates = [`${path}/${body.id}`, `${prefix}/${segments.at(-1)}/${body.id}`];
-    if (segments.length > 2) candidates.push(`${prefix}/${segments.slice(0, -2).join('/')}/${body.id}`);
+    // (routes are matched without the prefix; the answer keeps the client's prefix)
+    const routed = path.slice(prefix.length);
+    const segments = routed.split('/').filter(Boolean);
+    const candidates = [`${routed}/${body.id}`, `/${segments.at(-1)}/${body.id}`];
+    if (segments.length > 2) candidates.push(`/${segments.slice(0, -2).join('/')}/${body.id}`);
     const found = candidates.find((c) => exists(c));
-    if (found) reply.header('location', found);
+    if (found) reply.header('location', `${prefix}${found}`);
     return payload;
   });
 }

@@ -17,5 +17,5 @@ export function requestLogLevel(statusCode: number, elapsedMs: number): { level:
 export async function logRequest(request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const ms = Math.round(reply.elapsedTime);
   const { level, msg } = requestLogLevel(reply.statusCode, ms);
-  request.log[level]({ reqId: request.id, method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: ms }, msg);
+  request.log[level]({ reqId: request.id, method: request.method, url: request.originalUrl ?? request.url, statusCode: reply.statusCode, responseTime: ms }, msg);
 }
