@@ -57,7 +57,8 @@ export async function startEngineBerth(dockerHost: string, extraEnv: Record<stri
     async stop() { await proc.stop(); },
     async restart() { proc = await startBerth('all', env); },
     async extra(role) {
-      const p = await startBerth(role, env);
+      // startBerth waits for the `berth started` line, logged at info
+      const p = await startBerth(role, { ...env, LOG_LEVEL: 'info' });
       extras.push(p);
       return p;
     },
