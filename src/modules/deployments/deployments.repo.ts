@@ -244,3 +244,10 @@ export async function listEnvironmentHistory(db: Queryable, environmentId: strin
   const total = await db.query<{ n: number }>('select count(*)::int as n from deployments where environment_id = $1', [environmentId]);
   return { items: rows.map(toRecord), total: total[0]!.n };
 }
+
+/** the image the service's last successful deployment ran (built from git), if any */
+export async function lastDeployedImage(db: Queryable, serviceId: string): Promise<string | null> {
+  const rows = await db.query<{ image_tag: string | null }>(
+    `select image_tag from deployments where service_id = $1 and status = 'DEPLOYED' order by finished_at desc nulls last limit 1`, [serviceId]);
+  return rows[0]?.image_tag ?? null;
+}

@@ -22,6 +22,10 @@ export async function releaseLease(db: Queryable, name: string, holder: string):
   await db.query('delete from engine_leases where name = $1 and holder = $2', [name, holder]);
 }
 
+/** a service's current generation: the last successful deploy, whose replicas should be running */
+const GENERATION = `(select d.id from deployments d where d.service_id = s.id and d.action in ('DEPLOY', 'REDEPLOY') and d.status = 'DEPLOYED'
+  order by d.finished_at desc nulls last limit 1)`;
+
 interface CurrentRow {
   id: string; state: string; organization_id: string; project_id: string; environment_id: string; type: string; name: string;
   project_name: string; environment_mode: string; generation: string | null; last_action: string | null; last_status: string | null;
@@ -31,8 +35,7 @@ interface CurrentRow {
 async function current(db: Queryable, serviceId: string, lock: boolean): Promise<CurrentRow | null> {
   const rows = await db.query<CurrentRow>(
     `select s.id, s.state, s.organization_id, s.project_id, s.environment_id, s.type, s.name, p.name as project_name, e.mode as environment_mode,
-       (select d.id from deployments d where d.service_id = s.id and d.action in ('DEPLOY', 'REDEPLOY') and d.status = 'DEPLOYED'
-          order by d.finished_at desc nulls last limit 1) as generation,
+       ${GENERATION} as generation,
        (select d.action from deployments d where d.service_id = s.id order by d.created_at desc, d.position desc limit 1) as last_action,
        (select d.status from deployments d where d.service_id = s.id order by d.created_at desc, d.position desc limit 1) as last_status
      from services s join projects p on p.id = s.project_id join environments e on e.id = s.environment_id
@@ -78,8 +81,7 @@ export async function serviceStates(db: Queryable, serviceIds: string[]): Promis
   if (serviceIds.length === 0) return new Map();
   const rows = await db.query<{ id: string; state: string; generation: string | null }>(
     `select s.id, s.state,
-       (select d.id from deployments d where d.service_id = s.id and d.action in ('DEPLOY', 'REDEPLOY') and d.status = 'DEPLOYED'
-          order by d.finished_at desc nulls last limit 1) as generation
+       ${GENERATION} as generation
      from services s where s.id = any($1::uuid[])`, [serviceIds]);
   return new Map(rows.map((r) => [r.id, { state: r.state, generation: r.generation }]));
 }

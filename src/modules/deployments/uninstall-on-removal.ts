@@ -10,6 +10,7 @@ import type { DriverService } from '../../engine/engine.ts';
 import type { RuntimePlan } from '../../engine/plan.ts';
 import { environmentRemovalHooks } from '../environments/environments.removal.ts';
 import { serviceRemovalHooks } from '../services/services.service.ts';
+import { lastDeployedImage } from './deployments.repo.ts';
 import { buildRuntimePlan } from './runtime-plan.ts';
 
 type Ctx = Pick<AppContext, 'queue' | 'config' | 'logger' | 'engine' | 'sealer'>;
@@ -28,9 +29,7 @@ async function snapshotDeployed(tx: Queryable, ctx: Pick<AppContext, 'engine' | 
     };
     if (ctx.engine.real && r.type === 'JOB' && r.spec?.schedule?.on_delete) {
       const plan = await buildRuntimePlan({ db: tx, sealer: ctx.sealer }, r.id);
-      const image = await tx.query<{ image_tag: string | null }>(
-        `select image_tag from deployments where service_id = $1 and status = 'DEPLOYED' order by finished_at desc nulls last limit 1`, [r.id]);
-      snapshot.imageTag = image[0]?.image_tag ?? null;
+      snapshot.imageTag = await lastDeployedImage(tx, r.id);
       snapshot.sealedPlan = ctx.sealer.seal(JSON.stringify(plan));
     }
     out.push(snapshot);

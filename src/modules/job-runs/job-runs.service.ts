@@ -4,7 +4,7 @@
 // read side of the API.
 
 import type { AppContext } from '../../context.ts';
-import type { Db, Queryable } from '../../db/db.ts';
+import type { Db } from '../../db/db.ts';
 import type { DriverService } from '../../engine/engine.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { nextOccurrence, parseCron } from '../../lib/cron.ts';
@@ -111,7 +111,7 @@ export async function executeJobRun(ctx: Pick<AppContext, 'db' | 'engine' | 'sea
   const command = ({ CRON: 'cron', ON_START: 'start', ON_STOP: 'stop', ON_DELETE: 'delete' } as const)[run.trigger as 'CRON'] ?? 'cron';
   try {
     if (!ctx.engine.runJob) throw new Error(`the ${ctx.engine.name} engine cannot run jobs`);
-    const image = await lastBuiltImage(ctx.db, svc.id);
+    const image = await deploymentsRepo.lastDeployedImage(ctx.db, svc.id);
     const plan = ctx.engine.real ? await buildRuntimePlan(ctx, svc.id) : undefined;
     const outcome = await ctx.engine.runJob({ ...service, imageTag: image, ...(plan ? { plan } : {}) }, runId, command, line, AbortSignal.timeout(6 * 3600_000));
     await repo.finishRun(ctx.db, runId, {
@@ -122,11 +122,3 @@ export async function executeJobRun(ctx: Pick<AppContext, 'db' | 'engine' | 'sea
     await repo.finishRun(ctx.db, runId, { status: 'FAILED', exitCode: null, attempts: 0, message: (err as Error).message });
   }
 }
-
-/** the image of the job's last successful deployment (built from git), if any */
-async function lastBuiltImage(db: Queryable, jobId: string): Promise<string | null> {
-  const rows = await db.query<{ image_tag: string | null }>(
-    `select image_tag from deployments where service_id = $1 and status = 'DEPLOYED' order by finished_at desc nulls last limit 1`, [jobId]);
-  return rows[0]?.image_tag ?? null;
-}
-
