@@ -4,6 +4,7 @@
 // route does not exist yet (404 "No route") or whose fixture could not be made is skipped with a note.
 import { isNoRoute, inParallel, type Api } from './api.ts';
 import { JOB_BODY, WORKFLOW_BODY } from './bodies.ts';
+import { bulkEnvironmentCount } from './bulk.ts';
 
 export type DbKind = 'pglite' | 'postgres';
 
@@ -37,6 +38,10 @@ export interface Fixtures {
   environmentsSeeded: number;
   environmentsWanted: number;
   serviceEnvironmentId?: string;
+  /** a project holding one environment made through the API, copied in SQL by bulk.ts */
+  bulkProjectId?: string;
+  bulkTemplateId?: string;
+  bulkWanted: number;
 }
 
 /** environments to seed: 10,000 (the target's size); PGlite creates ~80/s on a small machine, so its
@@ -56,7 +61,7 @@ function describe(answer: { status: number; body: any; text: string }): string {
 
 /** creates what the cases need; every step that fails leaves a reason instead of throwing */
 export async function prepareFixtures(api: Api, db: DbKind, log: (line: string) => void): Promise<{ fixtures: Fixtures; problems: Record<string, string> }> {
-  const fixtures: Fixtures = { projectsSeeded: 2, projectsWanted: projectCount(), environmentsSeeded: 0, environmentsWanted: environmentCount(db) };
+  const fixtures: Fixtures = { projectsSeeded: 2, projectsWanted: projectCount(), environmentsSeeded: 0, environmentsWanted: environmentCount(db), bulkWanted: bulkEnvironmentCount() };
   const problems: Record<string, string> = {};
   const orgs = await api('GET', '/organization');
   fixtures.organizationId = orgs.body?.results?.[0]?.id;
@@ -98,6 +103,14 @@ export async function prepareFixtures(api: Api, db: DbKind, log: (line: string) 
       problems.seed = (err as Error).message;
     }
     log(`seeded ${fixtures.environmentsSeeded} environments in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  }
+  if (fixtures.bulkWanted > 0 && listProject && !problems.environment) {
+    const bulkProject = await project('bench-environments-bulk');
+    const template = bulkProject && await environment(bulkProject, 'bulk-0');
+    if (template && template.status < 300) {
+      fixtures.bulkProjectId = bulkProject;
+      fixtures.bulkTemplateId = template.body?.id;
+    } else if (template) problems.bulk = `create environment: ${describe(template)}`;
   }
   if (servicesProject && listProject) {
     try {
@@ -144,6 +157,11 @@ export function buildCases(fx: Fixtures, problems: Record<string, string>): Benc
       ...(envs > 0 && envs < fx.environmentsWanted ? { note: `only ${envs} of ${fx.environmentsWanted} environments seeded: ${problems.seed}` } : {}),
     },
     { id: 'raw:listEnvironments', label: '  raw: same page + count', server: 'raw', ...get(fx.listProjectId && envs > 0 ? `/project/${fx.listProjectId}/environment?page_size=20` : undefined, ['seed']) },
+    {
+      id: 'listEnvironmentsBulk', label: `GET /project/{id}/environment?page_size=20 (of ${fx.bulkWanted})`, server: 'berth', target: { postgres: 0.8, pglite: 0.8 }, rawId: 'raw:listEnvironmentsBulk',
+      ...get(fx.bulkProjectId && `/project/${fx.bulkProjectId}/environment?page_size=20`, ['bulk']),
+    },
+    { id: 'raw:listEnvironmentsBulk', label: '  raw: same page + count', server: 'raw', ...get(fx.bulkProjectId && `/project/${fx.bulkProjectId}/environment?page_size=20`, ['bulk']) },
     { id: 'createProject', label: 'POST /organization/{id}/project', server: 'berth', target: { postgres: 0.7, pglite: 0.7 }, rawId: 'raw:insert', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
     { id: 'raw:insert', label: '  raw: insert into projects … returning', server: 'raw', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
     {

@@ -33,7 +33,9 @@ async function openDriver(): Promise<Query> {
 // (organizations.repo.ts, projects.repo.ts, environments.repo.ts), written out.
 const ORGANIZATION = 'select id, name, description, plan, website_url, repository, logo_url, icon_url, admin_emails, owner_user_id, created_at, updated_at from organizations where id = $1';
 const PROJECT_COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
-  (select count(*)::int from environments e where e.project_id = p.id) as env_count`;
+  coalesce((select n from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
+// totals are stored counts (migrations/0011_row_counts.sql), as in berth's storedCount
+const STORED_TOTAL = 'select coalesce(sum(n), 0)::int as n from row_counts where parent_id = $1 and kind = $2';
 const ENVIRONMENT_SELECT = `select e.id, e.organization_id, e.project_id, e.cluster_id, e.name, e.mode, e.auto_preview, e.expires_at,
   e.cloned_from_id, e.created_at, e.updated_at, c.name as cluster_name, c.cloud_provider, c.region
   from environments e join clusters c on c.id = e.cluster_id`;
@@ -54,7 +56,7 @@ app.get<IdParams>('/organization/:id/project', async (req) => {
   const { limit, offset } = page(req.query);
   const [results, count] = await Promise.all([
     query(`select ${PROJECT_COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`, [req.params.id, limit, offset]),
-    query('select count(*)::int as n from projects where organization_id = $1', [req.params.id]),
+    query(STORED_TOTAL, [req.params.id, 'projects']),
   ]);
   return { results, total_count: count[0]?.n };
 });
@@ -62,7 +64,7 @@ app.get<IdParams>('/project/:id/environment', async (req) => {
   const { limit, offset } = page(req.query);
   const [results, count] = await Promise.all([
     query(`${ENVIRONMENT_SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`, [req.params.id, limit, offset]),
-    query('select count(*)::int as n from environments where project_id = $1', [req.params.id]),
+    query(STORED_TOTAL, [req.params.id, 'environments']),
   ]);
   return { results, total_count: count[0]?.n };
 });

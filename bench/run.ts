@@ -2,7 +2,8 @@
 // (a fresh database, dropped afterwards). Prints one table (see report.ts). Settings via env:
 // BENCH_SECONDS (per case per round, 2), BENCH_AMOUNT (requests per case per round instead of
 // seconds: the smoke test), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2), BENCH_IDLE_SECONDS (10),
-// BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_PROJECTS (1000), BENCH_CASES
+// BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_PROJECTS (1000),
+// BENCH_BULK_ENVIRONMENTS (100000, copied in SQL: bulk.ts; 0 skips the case), BENCH_CASES
 // (comma-separated case ids: only those, their raw counterparts and the bare route), BENCH_DB
 // (pglite|postgres: only that one), BENCH_PROFILE (a directory: run the loaded berth server with
 // --cpu-prof there), BENCH_JSON (also write the raw results there).
@@ -13,6 +14,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiClient } from './api.ts';
+import { copyEnvironment } from './bulk.ts';
 import { buildCases, prepareFixtures, probeCases, type BenchCase, type DbKind } from './cases.ts';
 import { runRounds } from './measure.ts';
 import { formatTable, type DbRun } from './report.ts';
@@ -42,6 +44,11 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     const { fixtures, problems } = await prepareFixtures(api, db, log);
     for (const [k, v] of Object.entries(problems)) log(`fixture ${k}: ${v}`);
     await stop(first);
+    if (fixtures.bulkTemplateId) {
+      const started = performance.now();
+      await copyEnvironment(env, fixtures.bulkTemplateId, fixtures.bulkWanted);
+      log(`copied ${fixtures.bulkWanted} environments in SQL in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    }
     const rawPgdata = db === 'pglite' ? join(dataDir, 'raw-pgdata') : undefined;
     if (rawPgdata) cpSync(join(dataDir, 'pgdata'), rawPgdata, { recursive: true });
 

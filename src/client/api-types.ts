@@ -3109,9 +3109,11 @@ export interface components {
             /** @description id of the owning user; null for an organization created by the bootstrap */
             owner: string | null;
         };
+        /** @description Pages are read in the list's index order (oldest first for configuration, newest first for histories): the first pages cost the same whatever the list's size, page N reads N × page_size index entries. */
         "listOrganization.response.200.pagination": {
             page: number;
             page_size: number;
+            /** @description exact number of items in the list. Lists of projects, environments, services, deployments, deployment logs and webhook deliveries read it from a count kept up to date with every write, so it costs the same at 100 and 100,000 items; with `?name=` the matching items are counted */
             total_count: number;
             total_pages: number;
         };

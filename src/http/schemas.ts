@@ -21,8 +21,15 @@ export const ErrorBody = Type.Object(
 export const Pagination = Type.Object({
   page: Type.Integer(),
   page_size: Type.Integer(),
-  total_count: Type.Integer(),
+  total_count: Type.Integer({
+    description: 'exact number of items in the list. Lists of projects, environments, services, deployments, deployment logs and '
+      + 'webhook deliveries read it from a count kept up to date with every write, so it costs the same at 100 and 100,000 items; '
+      + 'with `?name=` the matching items are counted',
+  }),
   total_pages: Type.Integer(),
+}, {
+  description: 'Pages are read in the list\'s index order (oldest first for configuration, newest first for histories): the first '
+    + 'pages cost the same whatever the list\'s size, page N reads N × page_size index entries.',
 });
 
 export const PageQuery = Type.Object({

@@ -32,7 +32,7 @@ test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted cas
     const db = process.env.DATABASE_URL ? 'postgres' : 'pglite';
     const run = await runBench({
       BENCH_DB: db, BENCH_AMOUNT: '200', BENCH_ROUNDS: '1', BENCH_WARMUP_SECONDS: '0', BENCH_IDLE_SECONDS: '0',
-      BENCH_ENVIRONMENTS: '30', BENCH_PROJECTS: '25', BENCH_JSON: jsonFile,
+      BENCH_ENVIRONMENTS: '30', BENCH_PROJECTS: '25', BENCH_BULK_ENVIRONMENTS: '300', BENCH_JSON: jsonFile,
     });
     assert.equal(run.code, 0, run.stderr.slice(-4000));
     const [report] = JSON.parse(readFileSync(jsonFile, 'utf8')) as Array<{

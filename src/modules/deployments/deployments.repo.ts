@@ -1,6 +1,7 @@
 // SQL for deployments and their log lines, and the deployment-owned status columns of
 // services (state, deployment_status, last_deployment_at).
 import type { Queryable } from '../../db/db.ts';
+import { STORED_COUNT } from '../../db/page.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { serviceIdKey, type DeploymentAction, type DeploymentRecord } from './deployments.rules.ts';
 
@@ -185,7 +186,7 @@ export async function listServiceHistory(db: Queryable, serviceId: string, limit
   const rows = await db.query<DeploymentRow>(
     `select ${COLUMNS} ${FROM} where d.service_id = $1 order by d.created_at desc, d.position desc limit $2 offset $3`,
     [serviceId, limit, offset]);
-  const total = await db.query<{ n: number }>('select count(*)::int as n from deployments where service_id = $1', [serviceId]);
+  const total = await db.query<{ n: number }>(STORED_COUNT, [serviceId, 'deployments']);
   return { items: rows.map(toRecord), total: total[0]!.n };
 }
 
@@ -209,7 +210,7 @@ export async function deploymentLogs(db: Queryable, deploymentId: string, limit:
       ? 'select id, deployment_id, service_id, kind, message, created_at from deployment_logs where deployment_id = $1 order by id desc limit $2 offset $3'
       : 'select id, deployment_id, service_id, kind, message, created_at from deployment_logs where deployment_id = $1 order by id limit $2 offset $3',
     [deploymentId, limit, offset]);
-  const total = await db.query<{ n: number }>('select count(*)::int as n from deployment_logs where deployment_id = $1', [deploymentId]);
+  const total = await db.query<{ n: number }>(STORED_COUNT, [deploymentId, 'logs']);
   return { items: tail ? rows.reverse() : rows, total: total[0]!.n };
 }
 
@@ -241,7 +242,7 @@ export async function listEnvironmentHistory(db: Queryable, environmentId: strin
   const rows = await db.query<DeploymentRow>(
     `select ${COLUMNS} ${FROM} where d.environment_id = $1 order by d.created_at desc, d.position desc limit $2 offset $3`,
     [environmentId, limit, offset]);
-  const total = await db.query<{ n: number }>('select count(*)::int as n from deployments where environment_id = $1', [environmentId]);
+  const total = await db.query<{ n: number }>(STORED_COUNT, [environmentId, 'deployments']);
   return { items: rows.map(toRecord), total: total[0]!.n };
 }
 

@@ -1,6 +1,6 @@
 // SQL for the environments table, and the copy of an environment's services for a clone.
 import type { Queryable } from '../../db/db.ts';
-import { selectPage } from '../../db/page.ts';
+import { selectPage, storedCount } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import type { Environment } from './environments.schemas.ts';
@@ -35,7 +35,8 @@ export async function findEnvironment(db: Queryable, id: string): Promise<Enviro
 export async function listEnvironments(db: Queryable, projectId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Environment[]; total: number }> {
   const { rows, total } = await selectPage<EnvironmentRow>(db,
     `${SELECT} where e.project_id = $1 and ($2::text is null or lower(e.name) = lower($2)) order by e.created_at, e.id limit $3 offset $4`, [projectId, name],
-    'select count(*)::int as n from environments e where e.project_id = $1 and ($2::text is null or lower(e.name) = lower($2))', limit, offset);
+    storedCount(`kind = 'environments'`, '$2::text is null',
+      'select count(*) from environments e where e.project_id = $1 and lower(e.name) = lower($2)'), limit, offset);
   return { items: rows.map(toEnvironment), total };
 }
 

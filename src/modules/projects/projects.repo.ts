@@ -1,6 +1,6 @@
 // SQL for the projects table.
 import type { Queryable } from '../../db/db.ts';
-import { selectPage } from '../../db/page.ts';
+import { selectPage, storedCount } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import type { Project, ProjectRequest } from './projects.schemas.ts';
@@ -12,7 +12,7 @@ interface ProjectRow {
 }
 
 const COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
-  (select count(*)::int from environments e where e.project_id = p.id) as env_count`;
+  coalesce((select n from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
 
 function toProject(r: ProjectRow): Project {
   return {
@@ -30,7 +30,8 @@ export async function listProjects(db: Queryable, organizationId: string, limit:
   const { rows, total } = await selectPage<ProjectRow>(db,
     `select ${COLUMNS} from projects p where p.organization_id = $1 and ($2::text is null or lower(p.name) = lower($2))
       order by p.created_at, p.id limit $3 offset $4`, [organizationId, name],
-    'select count(*)::int as n from projects p where p.organization_id = $1 and ($2::text is null or lower(p.name) = lower($2))', limit, offset);
+    storedCount(`kind = 'projects'`, '$2::text is null',
+      'select count(*) from projects p where p.organization_id = $1 and lower(p.name) = lower($2)'), limit, offset);
   return { items: rows.map(toProject), total };
 }
 

@@ -1,6 +1,6 @@
 // SQL for the services table (every service type) and the registry lookups services need.
 import type { Queryable } from '../../db/db.ts';
-import { selectPage } from '../../db/page.ts';
+import { selectPage, storedCount } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import type { Registry } from './common.schemas.ts';
 
@@ -61,7 +61,8 @@ export async function listServices(db: Queryable, environmentId: string, type: s
   const where = 'where environment_id = $1 and ($2::text is null or type = $2) and ($3::text is null or lower(name) = lower($3))';
   return selectPage<ServiceRow>(db,
     `select ${COLUMNS} from services ${where} order by created_at, id limit $4 offset $5`, [environmentId, type, name],
-    `select count(*)::int as n from services ${where}`, limit, offset);
+    storedCount(`(case when $2::text is null then kind like 'services.%' else kind = 'services.' || $2 end)`, '$3::text is null',
+      `select count(*) from services ${where}`), limit, offset);
 }
 
 /** container registries of an organization by id (only those asked for) */

@@ -2,6 +2,7 @@
 // delivery attempts of each event.
 import { bumpCounter } from '../../db/counters.ts';
 import type { Queryable } from '../../db/db.ts';
+import { STORED_COUNT } from '../../db/page.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 
 export interface WebhookRow {
@@ -133,7 +134,7 @@ export async function listEvents(db: Queryable, webhookId: string, limit: number
   const rows = await db.query<EventRow>(
     `select ${EVENT_COLUMNS} from webhook_events where webhook_id = $1 order by created_at desc, id limit $2 offset $3`,
     [webhookId, limit, offset]);
-  const total = await db.query<{ n: number }>('select count(*)::int as n from webhook_events where webhook_id = $1', [webhookId]);
+  const total = await db.query<{ n: number }>(STORED_COUNT, [webhookId, 'webhook_events']);
   const ids = rows.map((r) => r.id);
   const attempts = ids.length === 0 ? [] : await db.query<AttemptRow>(
     `select id, event_id, attempt, target_url, response_status, response_body, error, duration_ms, created_at
