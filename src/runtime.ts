@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pino, type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import type { Config, Role } from './config/config.ts';
 import { createContext, type AppContext } from './context.ts';
 import { openDb, type Db } from './db/db.ts';
@@ -52,6 +52,8 @@ export function createLogger(config: Config, options: { pretty?: boolean } = {})
     },
   };
   if (!options.pretty) return pino(settings);
+  // loaded only for a terminal (10 MiB a JSON-logging server does not carry)
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pino(settings, pinoPretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
 }
 

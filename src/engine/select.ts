@@ -2,14 +2,13 @@
 // start fails with one line saying so), ENGINE=auto takes Docker when it answers and the
 // simulated engine otherwise, ENGINE=kubernetes is refused until a driver exists. With Docker,
 // the ingress proxy (Caddy) is adopted or started; without caddy the engine still deploys and
-// says public URLs are unavailable.
-import Docker from 'dockerode';
+// says public URLs are unavailable. The Docker client, driver and ingress modules are loaded only
+// when Docker is tried (about 30 MiB a simulated-engine process does not carry).
+import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/config.ts';
-import { createDockerDriver } from './docker/driver.ts';
 import type { EngineDriver } from './engine.ts';
-import { createCaddyIngress, findCaddy } from './ingress/caddy.ts';
 import { createSimulatedDriver } from './simulated.ts';
 
 export interface SelectedEngine {
@@ -19,11 +18,12 @@ export interface SelectedEngine {
 }
 
 /** a dockerode client for DOCKER_HOST (unix:///path, tcp://host:port, or a bare socket path) */
-export function dockerClient(dockerHost: string): Docker {
-  if (dockerHost.startsWith('unix://')) return new Docker({ socketPath: dockerHost.slice('unix://'.length) });
-  if (dockerHost.startsWith('/')) return new Docker({ socketPath: dockerHost });
+export async function dockerClient(dockerHost: string): Promise<Docker> {
+  const { default: DockerClient } = await import('dockerode');
+  if (dockerHost.startsWith('unix://')) return new DockerClient({ socketPath: dockerHost.slice('unix://'.length) });
+  if (dockerHost.startsWith('/')) return new DockerClient({ socketPath: dockerHost });
   const url = new URL(dockerHost.replace(/^tcp:/, 'http:'));
-  return new Docker({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
+  return new DockerClient({ host: url.hostname, port: Number(url.port || 2375), protocol: 'http' });
 }
 
 async function answers(docker: Docker, timeoutMs: number): Promise<string | null> {
@@ -45,7 +45,7 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   if (config.engine === 'simulated') {
     return { driver: createSimulatedDriver(), description: 'simulated (ENGINE=simulated): deployments run nothing' };
   }
-  const docker = dockerClient(config.dockerHost);
+  const docker = await dockerClient(config.dockerHost);
   const problem = await answers(docker, config.engine === 'docker' ? 5000 : 1500);
   if (problem) {
     if (config.engine === 'docker') {
@@ -53,6 +53,8 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
     }
     return { driver: createSimulatedDriver(), description: `simulated: no Docker daemon answers at DOCKER_HOST=${config.dockerHost}, so deployments run nothing (install Docker or set DOCKER_HOST for real ones)` };
   }
+  const { createCaddyIngress, findCaddy } = await import('./ingress/caddy.ts');
+  const { createDockerDriver } = await import('./docker/driver.ts');
   let ingress = null;
   let ingressNote = '';
   const caddy = findCaddy(process.env.CADDY_BIN);

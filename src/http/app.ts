@@ -5,6 +5,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
+import { compileOnFirstUse, serializeOnFirstUse } from './lazy-compile.ts';
 import addFormatsModule from 'ajv-formats';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
@@ -108,7 +109,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   const bodyAjv = makeAjv(false);
   const otherAjv = makeAjv(true);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => compileOnFirstUse(() => (httpPart === 'body' ? bodyAjv : otherAjv).compile(schema)));
+  app.setSerializerCompiler(({ schema }) => serializeOnFirstUse(schema));
 
   const openapi = createOpenApiCollector({ version: ctx.version, publicUrl: ctx.config.publicUrl });
   const patterns: Array<{ method: string; regex: RegExp }> = [];

@@ -13,7 +13,7 @@ import {
   DeploymentLogQuery, EmptyRequest, EnvironmentActionResult, HistoryQuery, JobDeployRequest, ManifestList, ManifestQuery,
   ServiceLogList, ServiceLogQuery,
 } from './deployments.schemas.ts';
-import { renderServiceManifests, toYaml } from './manifests.ts';
+import { renderServiceManifests } from './manifests.ts';
 
 interface Family { path: string; param: string; type: string; label: string; op: string; tag: string; deployBody: TSchema; restart: boolean }
 
@@ -78,6 +78,8 @@ export function deploymentRoutes(app: App, ctx: AppContext): void {
     }, async (req, reply) => {
       const objects = await renderServiceManifests(ctx, req.principal, id(req), f.type, f.label);
       if ((req.query as { format?: string }).format === 'yaml') {
+        // the YAML writer is loaded on the first YAML manifest asked for (idle memory, issue 15)
+        const { toYaml } = await import('../../engine/yaml.ts');
         return reply.type('application/yaml').serializer((v: unknown) => v as string).send(toYaml(objects) as never);
       }
       return { results: objects };

@@ -8,8 +8,6 @@ import type { Principal } from '../access/principal.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import * as repo from './deployments.repo.ts';
 
-export { toYaml } from '../../engine/yaml.ts';
-
 export async function renderServiceManifests(ctx: AppContext, p: Principal, serviceId: string, type: string, label: string): Promise<K8sObject[]> {
   await ctx.services.scope.service(p, serviceId, 'read', type, label);
   const svc = await repo.findService(ctx.db, serviceId);

@@ -3,7 +3,8 @@
 // at once and in other processes within TOKEN_TTL_MS). `Bearer <jwt>`: verified against the
 // OIDC provider's JWKS (jose caches keys and refetches on an unknown kid, so rotation works),
 // issuer, audience and expiry; the user is recorded on first sight.
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+// jose is loaded on the first JWT (a server without OIDC never needs it: 14 MiB)
+import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { Config } from '../../config/config.ts';
 import type { Db } from '../../db/db.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
@@ -40,6 +41,7 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
       url = ((await res.json()) as { jwks_uri?: string }).jwks_uri;
       if (!url) throw new Error('OIDC discovery document has no jwks_uri');
     }
+    const { createRemoteJWKSet } = await import('jose');
     jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 10 * 60_000 });
     return jwks;
   }
@@ -79,6 +81,7 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
     if (hit && hit.until > now) return hit.principal;
     let payload: JWTPayload;
     try {
+      const { jwtVerify } = await import('jose');
       ({ payload } = await jwtVerify(jwt, await keySet(), { issuer: config.oidcIssuer, audience: config.oidcAudience }));
     } catch {
       throw unauthorized();
