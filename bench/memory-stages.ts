@@ -2,7 +2,8 @@
 // process and prints process.memoryUsage() after each (RSS, V8 heap, external + array buffers,
 // where PGlite's WebAssembly memory lives). `node --expose-gc bench/memory-stages.ts` with
 // DATA_DIR (a fresh temporary one by default) and optionally DATABASE_URL + ENCRYPTION_KEY.
-// Numbers are deltas from the previous step after a full GC, so the table reads as "cost of".
+// Numbers are deltas from the previous step after a full GC, so the table reads as "cost of";
+// the last column is the step's time (the start-up time by step).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,14 +11,18 @@ import { join } from 'node:path';
 const MiB = 1024 * 1024;
 const gc = (globalThis as { gc?: () => void }).gc;
 let last = process.memoryUsage();
+let lastAt = performance.now();
 const rows: string[][] = [];
 
+/** `ms`: the step's duration (before the GC that measures it; the idle step excluded) */
 function stage(label: string): void {
+  const ms = (performance.now() - lastAt).toFixed(0);
   gc?.();
   const now = process.memoryUsage();
   const d = (k: keyof NodeJS.MemoryUsage) => ((now[k] - last[k]) / MiB).toFixed(1);
-  rows.push([label, (now.rss / MiB).toFixed(0), d('rss'), d('heapUsed'), d('external')]);
+  rows.push([label, (now.rss / MiB).toFixed(0), d('rss'), d('heapUsed'), d('external'), ms]);
   last = now;
+  lastAt = performance.now();
 }
 
 const tempDir = process.env.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'berth-mem-'));
@@ -58,8 +63,8 @@ stage('workers started');
 await new Promise((r) => setTimeout(r, 3000));
 stage('3 s idle');
 
-const widths = [80, 6, 8, 8, 8];
-const head = ['stage', 'RSS', 'Δ RSS', 'Δ heap', 'Δ ext'];
+const widths = [80, 6, 8, 8, 8, 7];
+const head = ['stage', 'RSS', 'Δ RSS', 'Δ heap', 'Δ ext', 'ms'];
 for (const r of [head, ...rows]) process.stdout.write(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' ') + '\n');
 await app.close();
 await workers.stop();

@@ -2,6 +2,7 @@
 // openapi, rotate-key, backup, restore, ingress (they read the server's environment). Everything else,
 // and --help, goes to the client commands (src/cli/client/program.ts), which talk to a berth over
 // its public API and never read the server's configuration.
+import './compile-cache.ts';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from '../config/config.ts';
