@@ -62,10 +62,13 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
     : new PgBoss({ ...common, connectionString: db.native.connectionString, max: options.workers ? 4 : 2 });
   boss.on('error', () => { /* transient errors are retried by pg-boss itself; surfaced via stats */ });
   await boss.start();
+  // one read for every queue; a queue is written only when missing or its policy changed (a start
+  // on an existing database then costs one statement here instead of two per kind)
+  const existing = new Map((await boss.getQueues(Object.keys(TASK_KINDS))).map((q) => [q.name, q as unknown as Record<string, unknown>]));
   for (const [name, policy] of Object.entries(TASK_KINDS)) {
-    const existing = await boss.getQueue(name);
-    if (existing) await boss.updateQueue(name, { ...policy });
-    else await boss.createQueue(name, { ...policy, policy: 'standard' });
+    const queue = existing.get(name);
+    if (!queue) await boss.createQueue(name, { ...policy, policy: 'standard' });
+    else if (Object.entries(policy).some(([key, value]) => queue[key] !== value)) await boss.updateQueue(name, { ...policy });
   }
   // Creating or updating a queue evicts it from pg-boss's queue cache, and a send inside a
   // transaction that misses the cache looks the queue up over pg-boss's own connection — which,
