@@ -81,6 +81,8 @@ describe('workflow model and MCP connectors', () => {
     assert.equal(w.status, 201, w.raw);
     assert.deepEqual(w.body.mcp_servers, [{ id: a, required: true }, { id: b, required: false }]);
     assert.deepEqual(w.body.mcp_server_ids, [a, b]);
+    const stored = await t.request('GET', `/agenticWorkflow/${w.body.id}`, { bearer: alice });
+    assert.deepEqual(stored.body, w.body, 'the create answer is what is stored (attachments in the order sent)');
     const legacy = await create(alice, { mcp_server_ids: [b] });
     assert.deepEqual(legacy.body.mcp_servers, [{ id: b, required: false }]);
     // a required connector may be removed by a later edit

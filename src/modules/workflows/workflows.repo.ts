@@ -33,15 +33,26 @@ export interface WorkflowValues {
   name: string; slug: string; spec: WorkflowSpec; secrets: WorkflowSecrets; nextRunAt: Date | null; llmProviderId: string | null;
 }
 
-export async function insertWorkflow(db: Queryable, scope: { organizationId: string; projectId: string; environmentId: string }, v: WorkflowValues): Promise<string> {
-  const rows = await db.query<{ id: string }>(
-    `insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets)
-     values ($1, $2, $3, 'AGENTIC_WORKFLOW', $4, $5, $6::jsonb, $7::jsonb) returning id`,
-    [scope.organizationId, scope.projectId, scope.environmentId, v.name, v.slug, JSON.stringify(v.spec), JSON.stringify(v.secrets)]);
-  const id = rows[0]!.id;
-  await db.query('insert into agentic_workflows (service_id, organization_id, next_run_at, llm_provider_id) values ($1, $2, $3, $4)',
-    [id, scope.organizationId, v.nextRunAt, v.llmProviderId]);
-  return id;
+/** one statement: the service row, its workflow row and its MCP attachments (in the order sent),
+ * with the stored row back (a create needs no transaction and no re-read) */
+export async function insertWorkflow(db: Queryable, scope: { organizationId: string; projectId: string; environmentId: string }, v: WorkflowValues, refs: readonly McpRef[]): Promise<WorkflowRow> {
+  const rows = await db.query<WorkflowRow>(
+    `with s as (
+       insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets)
+       values ($1, $2, $3, 'AGENTIC_WORKFLOW', $4, $5, $6::jsonb, $7::jsonb)
+       returning id, organization_id, environment_id, name, slug, spec, secrets, created_at, updated_at),
+     w as (
+       insert into agentic_workflows (service_id, organization_id, next_run_at, llm_provider_id)
+       select s.id, s.organization_id, $8, $9 from s returning next_run_at, llm_provider_id),
+     m as (
+       insert into agentic_workflow_mcp_servers (service_id, mcp_server_id, required, position)
+       select s.id, r.id, r.required, r.position - 1
+         from s, unnest($10::uuid[], $11::boolean[]) with ordinality as r (id, required, position))
+     select s.id, s.organization_id, s.environment_id, s.name, s.slug, s.spec, s.secrets, w.next_run_at, w.llm_provider_id,
+       s.created_at, s.updated_at from s, w`,
+    [scope.organizationId, scope.projectId, scope.environmentId, v.name, v.slug, JSON.stringify(v.spec), JSON.stringify(v.secrets),
+      v.nextRunAt, v.llmProviderId, refs.map((r) => r.id), refs.map((r) => r.required)]);
+  return rows[0]!;
 }
 
 export async function updateWorkflow(db: Queryable, id: string, v: WorkflowValues): Promise<void> {

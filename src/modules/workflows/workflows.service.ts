@@ -124,13 +124,10 @@ export function createWorkflowsService(deps: {
       const name = body.name.trim();
       const secrets: repo.WorkflowSecrets = { webhook_secret: sealer.seal(randomSecret(24)) };
       if (model.apiKey) secrets.api_key = model.apiKey;
-      return db.transaction(async (tx) => {
-        const id = await repo.insertWorkflow(tx, env, {
-          name, slug: slugify(name), spec, secrets, nextRunAt: nextRunAt(spec, now), llmProviderId: model.providerId,
-        });
-        await repo.replaceAttachedMcpServers(tx, id, refs);
-        return load(tx, id);
-      });
+      const row = await repo.insertWorkflow(db, env, {
+        name, slug: slugify(name), spec, secrets, nextRunAt: nextRunAt(spec, now), llmProviderId: model.providerId,
+      }, refs);
+      return toResponse(row, [...refs]);
     },
     async get(p, id) {
       await scope.service(p, id, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
