@@ -48,6 +48,18 @@ describe('organization audit log', () => {
     assert.equal(r.body.organization_max_limit_reached, false);
   });
 
+  test('a created project and environment are their own place; the environment is placed in its project', async () => {
+    const project = await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name: 'Placed' } });
+    assert.equal(project.status, 201, project.raw);
+    const environment = await t.request('POST', `/project/${project.body.id}/environment`, { token: org.token, body: { name: 'placed-env', cluster_id: env.clusterId } });
+    assert.equal(environment.status, 201, environment.raw);
+    const place = (e: Record<string, unknown>) => [e.event_type, e.target_type, e.target_name, e.project_id, e.project_name, e.environment_id, e.environment_name];
+    const [ofProject] = (await events(`?targetId=${project.body.id}`)).body.events;
+    assert.deepEqual(place(ofProject), ['CREATE', 'PROJECT', 'Placed', project.body.id, 'Placed', null, '']);
+    const [ofEnvironment] = (await events(`?targetId=${environment.body.id}`)).body.events;
+    assert.deepEqual(place(ofEnvironment), ['CREATE', 'ENVIRONMENT', 'placed-env', project.body.id, 'Placed', environment.body.id, 'placed-env']);
+  });
+
   test('filters: event type, target, sub-target, environment, origin, time', async () => {
     const del = await events(`?eventType=DELETE&targetType=APPLICATION`);
     assert.deepEqual(del.body.events.map((e: { target_id: string }) => e.target_id), [appId]);

@@ -1,7 +1,8 @@
 // The one place the audit log is written: after every successful mutation (POST, PUT, DELETE
 // answered 2xx by an authenticated caller) the route's meaning (audit.rules.ts) and its target's
 // facts become one event. Facts are read before the handler runs (a deleted target keeps its name
-// and place) and completed from the answer for creations. A failure to write is logged and never
+// and place); a creation's come from the answer (id, name) and from its parent, read by the
+// event's insert itself (one statement per creation). A failure to write is logged and never
 // fails the request.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/db.ts';
@@ -33,6 +34,11 @@ function createdFacts(cls: AuditClass, parent: repo.TargetFacts | null, body: { 
   return facts;
 }
 
+/** createdFacts needs a parent for the created resource's id and name; its place comes from SQL */
+const PLACEHOLDER_PARENT: repo.TargetFacts = {
+  organization_id: '', target_id: null, target_name: '', project_id: null, project_name: '', environment_id: null, environment_name: '',
+};
+
 export function installAuditLog(app: FastifyInstance, db: Db): void {
   const classes = new Map<string, AuditClass | null>();
   const pending = new WeakMap<FastifyRequest, Pending>();
@@ -51,10 +57,8 @@ export function installAuditLog(app: FastifyInstance, db: Db): void {
     } else if ('lookup' in t) {
       const id = param(request, t.param);
       before = id ? await repo.resolveLookup(db, t.lookup, id) : null;
-    } else if (t.parentType) {
-      const id = param(request, t.parentParam);
-      before = id ? await repo.resolveTarget(db, t.parentType, id) : null;
     }
+    // a creation's place is read from its parent by the event's insert itself (onSend)
     pending.set(request, { cls, before });
   });
 
@@ -66,22 +70,28 @@ export function installAuditLog(app: FastifyInstance, db: Db): void {
       const t = cls.target;
       let body: Record<string, unknown> = {};
       if ((('created' in t) || ('lookup' in t && !t.param)) && typeof payload === 'string' && payload.startsWith('{')) body = JSON.parse(payload);
-      let facts: repo.TargetFacts | null = before;
-      let targetType: string = cls.targetType;
-      if ('created' in t) facts = createdFacts(cls, before, body);
-      else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);
-      if ('lookup' in t && t.lookup === 'deployment' && facts?.target_type) targetType = facts.target_type;
-      if (!facts) return payload;
       const principal = request.principal;
       const origin = String(request.headers['x-berth-origin'] ?? 'API').toUpperCase();
       const sent = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? Object.keys(request.body) : [];
-      await repo.insertEvent(db, {
-        ...facts, event_type: cls.eventType, target_type: targetType, sub_target_type: cls.subTargetType,
+      const event = {
+        event_type: cls.eventType, target_type: cls.targetType as string, sub_target_type: cls.subTargetType,
         change: sent.length > 0 ? JSON.stringify({ fields: sent }) : '', origin: ORIGINS.has(origin) ? origin : 'API',
         triggered_by: displayName(principal), principal_kind: principal.kind, principal_id: principal.id,
         user_agent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 500) : null,
         request_id: String(request.id),
-      });
+      };
+      const parentId = 'created' in t && t.parentType ? param(request, t.parentParam) : null;
+      if ('created' in t && t.parentType) {
+        const created = createdFacts(cls, PLACEHOLDER_PARENT, body);
+        if (parentId && created) await repo.insertCreatedEvent(db, t.parentType, parentId, { ...event, target_id: created.target_id, target_name: created.target_name });
+        return payload;
+      }
+      let facts: repo.TargetFacts | null = before;
+      if ('created' in t) facts = createdFacts(cls, null, body);
+      else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);
+      if ('lookup' in t && t.lookup === 'deployment' && facts?.target_type) event.target_type = facts.target_type;
+      if (!facts) return payload;
+      await repo.insertEvent(db, { ...facts, ...event });
     } catch (err) {
       request.log.error({ err }, 'could not write the audit event');
     }

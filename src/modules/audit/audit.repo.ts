@@ -60,13 +60,32 @@ export interface NewEvent extends Omit<TargetFacts, 'target_type'> {
   principal_kind: 'token' | 'user'; principal_id: string; user_agent: string | null; request_id: string;
 }
 
+const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
+  triggered_by, principal_kind, principal_id, project_id, project_name, environment_id, environment_name, user_agent, request_id`;
+
 export async function insertEvent(db: Queryable, e: NewEvent): Promise<void> {
   await db.query(
-    `insert into audit_events (organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
-       triggered_by, principal_kind, principal_id, project_id, project_name, environment_id, environment_name, user_agent, request_id)
+    `insert into audit_events (${EVENT_COLUMNS})
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
     [e.organization_id, e.event_type, e.target_type, e.target_id, e.target_name, e.sub_target_type, e.change, e.origin, e.triggered_by,
       e.principal_kind, e.principal_id, e.project_id, e.project_name, e.environment_id, e.environment_name, e.user_agent, e.request_id]);
+}
+
+/** a creation's event in one statement: its organization and place are read from its parent
+ * (`parentType` row `parentId`) by the insert itself; a created project or environment is its own
+ * place. Nothing is written when the parent is gone. */
+export async function insertCreatedEvent(db: Queryable, parentType: TargetType, parentId: string,
+  e: Omit<NewEvent, 'organization_id' | 'project_id' | 'project_name' | 'environment_id' | 'environment_name'>): Promise<void> {
+  const ownProject = e.target_type === 'PROJECT';
+  const ownEnvironment = e.target_type === 'ENVIRONMENT';
+  await db.query(
+    `insert into audit_events (${EVENT_COLUMNS})
+     select f.organization_id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+       ${ownProject ? '$4' : 'f.project_id'}, ${ownProject ? '$5' : 'f.project_name'},
+       ${ownEnvironment ? '$4' : 'f.environment_id'}, ${ownEnvironment ? '$5' : 'f.environment_name'}, $12, $13
+     from (${BY_TYPE[parentType]}) f`,
+    [parentId, e.event_type, e.target_type, e.target_id, e.target_name, e.sub_target_type, e.change, e.origin, e.triggered_by,
+      e.principal_kind, e.principal_id, e.user_agent, e.request_id]);
 }
 
 export interface EventFilter {
