@@ -23,22 +23,28 @@ export function cpuSeconds(pid: number): number | null {
  * server's own processes (checkpointer, WAL writer, autovacuum…, shared with anyone else using
  * the server); backends of other databases (other people's tests) are left out
  */
-export function postgresPids(database: string): number[] {
-  const pids: number[] = [];
+export function postgresPids(database: string): Array<{ pid: number; backend: boolean }> {
+  const pids: Array<{ pid: number; backend: boolean }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
       const title = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
       const backend = /\(\d+\)|\[local\]/.test(title);
-      if (!backend || title.includes(` ${database} `)) pids.push(Number(entry));
+      if (!backend || title.includes(` ${database} `)) pids.push({ pid: Number(entry), backend });
     } catch { /* gone */ }
   }
   return pids;
 }
 
 export interface ProcessFigures { name: string; pid: number; peakRssMiB: number; lastRssMiB: number; cpuSeconds: number; rssSeries: number[] }
-export interface PhaseFigures { seconds: number; processes: ProcessFigures[]; berthCpuSeconds: number; postgresCpuSeconds: number | null }
+export interface PhaseFigures {
+  seconds: number; processes: ProcessFigures[]; berthCpuSeconds: number;
+  /** the backends serving the bench's database (null on PGlite: the database is inside berth) */
+  postgresCpuSeconds: number | null;
+  /** the server's own processes (checkpointer, WAL writer, autovacuum…): shared with other users of the server */
+  postgresServerCpuSeconds: number | null;
+}
 
 /**
  * samples the named processes every `everyMs` until stop(); CPU is the delta between start and
@@ -50,9 +56,11 @@ export function startProbe(processes: Array<{ name: string; pid: number }>, opti
   const cpuAtStart = new Map(processes.map((p) => [p.pid, cpuSeconds(p.pid) ?? 0]));
   const series = new Map<number, number[]>(processes.map((p) => [p.pid, []]));
   const pgFirst = new Map<number, number>();
+  const pgBackend = new Map<number, boolean>();
   const pgLast = new Map<number, number>();
   const samplePostgres = () => {
-    for (const pid of postgresPids(options.postgresDatabase!)) {
+    for (const { pid, backend } of postgresPids(options.postgresDatabase!)) {
+      pgBackend.set(pid, backend);
       const cpu = cpuSeconds(pid);
       if (cpu === null) continue;
       if (!pgFirst.has(pid)) pgFirst.set(pid, cpu);
@@ -85,15 +93,21 @@ export function startProbe(processes: Array<{ name: string; pid: number }>, opti
         };
       });
       let postgresCpu: number | null = null;
+      let serverCpu: number | null = null;
       if (options.postgresDatabase) {
         postgresCpu = 0;
-        for (const [pid, first] of pgFirst) postgresCpu += pgLast.get(pid)! - first;
+        serverCpu = 0;
+        for (const [pid, first] of pgFirst) {
+          if (pgBackend.get(pid)) postgresCpu += pgLast.get(pid)! - first;
+          else serverCpu += pgLast.get(pid)! - first;
+        }
       }
       return {
         seconds: (performance.now() - startedAt) / 1000,
         processes: figures,
         berthCpuSeconds: figures.reduce((s, p) => s + p.cpuSeconds, 0),
         postgresCpuSeconds: postgresCpu,
+        postgresServerCpuSeconds: serverCpu,
       };
     },
   };

@@ -11,8 +11,9 @@ function cpuRows(f: PhaseFigures): Array<[string, string]> {
     rows.push(['CPU share of the database', 'in the berth process (PGlite): not separable']);
   } else {
     const total = f.berthCpuSeconds + f.postgresCpuSeconds;
-    rows.push(['CPU s PostgreSQL server (bench db backends + server processes)', f.postgresCpuSeconds.toFixed(1)]);
-    rows.push(['CPU share of the database', `${((100 * f.postgresCpuSeconds) / total).toFixed(0)} % (berth ${f.berthCpuSeconds.toFixed(1)} s, PostgreSQL ${f.postgresCpuSeconds.toFixed(1)} s, over ${f.seconds.toFixed(0)} s wall)`]);
+    rows.push(['CPU s PostgreSQL backends of the bench database', f.postgresCpuSeconds.toFixed(1)]);
+    rows.push(['CPU s PostgreSQL server processes (shared with other users)', (f.postgresServerCpuSeconds ?? 0).toFixed(1)]);
+    rows.push(['CPU share of the database (backends)', `${((100 * f.postgresCpuSeconds) / total).toFixed(0)} % (berth ${f.berthCpuSeconds.toFixed(1)} s, backends ${f.postgresCpuSeconds.toFixed(1)} s, over ${f.seconds.toFixed(0)} s wall)`]);
   }
   return rows;
 }
