@@ -144,3 +144,38 @@ export function topStatements(before: Map<string, StatementFigure> | null, after
   }
   return deltas.sort((x, y) => y.totalMs - x.totalMs).slice(0, count);
 }
+
+export interface ActivityFigure { query: string; samples: number; share: number }
+
+/**
+ * a sampling profile of the database when pg_stat_statements is not there: every `everyMs`, the
+ * statements the bench database's backends are running (pg_stat_activity, state active); stop()
+ * gives the most seen, with their share of all active samples
+ */
+export async function startActivitySampler(databaseUrl: string, everyMs = 100) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const seen = new Map<string, number>();
+  let total = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const rows = await client.query<{ query: string }>(
+        `select query from pg_stat_activity where datname = current_database() and state = 'active' and pid <> pg_backend_pid()`).catch(() => ({ rows: [] }));
+      for (const r of rows.rows) {
+        const key = r.query.replace(/\s+/g, ' ').trim().slice(0, 110);
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+        total++;
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    async stop(count = 6): Promise<ActivityFigure[]> {
+      running = false;
+      await loop;
+      await client.end();
+      return [...seen].sort((a, b) => b[1] - a[1]).slice(0, count).map(([query, samples]) => ({ query, samples, share: samples / Math.max(1, total) }));
+    },
+  };
+}

@@ -3,7 +3,7 @@
 // the PostgreSQL server and the server's share), then the top statements when pg_stat_statements
 // was available.
 import type { ScaleRun } from './scale.ts';
-import type { PhaseFigures, StatementFigure } from './scale-probe.ts';
+import type { ActivityFigure, PhaseFigures, StatementFigure } from './scale-probe.ts';
 
 function cpuRows(f: PhaseFigures): Array<[string, string]> {
   const rows: Array<[string, string]> = f.processes.map((p) => [`CPU s ${p.name}`, p.cpuSeconds.toFixed(1)]);
@@ -23,6 +23,12 @@ function rssRows(f: PhaseFigures, at?: Record<string, number>): Array<[string, s
     `RSS ${p.name} (MiB, sampled each second)`,
     `${at ? `start ${at[p.name]?.toFixed(0)}, ` : ''}peak ${p.peakRssMiB.toFixed(0)}, end ${p.lastRssMiB.toFixed(0)}`,
   ]);
+}
+
+function activityLines(db: string, phase: string, a: ActivityFigure[] | null): string[] {
+  if (!a || a.length === 0) return [];
+  return [`\nWhat the database's backends were running (${db}, ${phase}; pg_stat_activity sampled every 100 ms, share of active samples):`,
+    ...a.map((x) => `- ${(100 * x.share).toFixed(0)} % (${x.samples}): ${x.query}`)];
 }
 
 function statementLines(db: string, phase: string, s: StatementFigure[] | null): string[] {
@@ -57,6 +63,7 @@ export function formatScaleTable(runs: ScaleRun[]): string {
     for (const [l, v] of rssRows(w.figures, w.rssAtStart)) hook(l, v);
     for (const [l, v] of cpuRows(w.figures)) hook(l, v);
     notes.push(...statementLines(run.db, 'deployments', d.statements), ...statementLines(run.db, 'webhooks', w.statements));
+    notes.push(...activityLines(run.db, 'deployments', d.activity), ...activityLines(run.db, 'webhooks', w.activity));
     if (run.db === 'postgres' && !d.statements) notes.push('- postgres: pg_stat_statements not loaded on this server: no statement figures');
   }
   const header = ['db', 'phase', 'figure', 'value'];

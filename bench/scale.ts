@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient } from './api.ts';
-import { startProbe, statementSnapshot, topStatements, type PhaseFigures, type StatementFigure } from './scale-probe.ts';
+import { startActivitySampler, startProbe, statementSnapshot, topStatements, type ActivityFigure, type PhaseFigures, type StatementFigure } from './scale-probe.ts';
 import { ClaimLog, checkOrder, finishedDeployments, queueDeployments, seedFleet, waitFinished, type OrderCheck } from './scale-deployments.ts';
 import { createWebhooks, startSlowReceiver, waitDelivered } from './scale-webhooks.ts';
 import { formatScaleTable } from './scale-report.ts';
@@ -30,12 +30,12 @@ export type ScaleDb = 'postgres' | 'pglite';
 export interface DeploymentPhase {
   queued: number; environments: number; queueSeconds: number; drainSeconds: number; perSecond: number;
   order: Omit<OrderCheck, 'firstStartedAt' | 'lastFinishedAt'>; shares: Record<string, number>;
-  figures: PhaseFigures; statements: StatementFigure[] | null;
+  figures: PhaseFigures; statements: StatementFigure[] | null; activity: ActivityFigure[] | null;
 }
 export interface WebhookPhase {
   expected: number; hooks: number; deployments: number; receiverMs: number; delivered: number; requests: number;
   seconds: number; perSecond: number; maxInFlight: number; peakBacklog: number;
-  rssAtStart: Record<string, number>; figures: PhaseFigures; statements: StatementFigure[] | null;
+  rssAtStart: Record<string, number>; figures: PhaseFigures; statements: StatementFigure[] | null; activity: ActivityFigure[] | null;
 }
 export interface ScaleRun { db: ScaleDb; processes: string[]; deployments: DeploymentPhase; webhooks: WebhookPhase }
 
@@ -94,11 +94,13 @@ async function scaleRun(db: ScaleDb): Promise<ScaleRun> {
     // phase 1: deployments
     const before1 = pgDb ? await statementSnapshot(pgDb.url) : null;
     const probe1 = startProbe(named, { postgresDatabase: databaseName });
+    const activity1 = pgDb ? await startActivitySampler(pgDb.url) : null;
     const t0 = Date.now();
     const queued = await queueDeployments(api, fleet, DEPLOYMENTS);
     log(`queued ${DEPLOYMENTS} deployments in ${queued.seconds.toFixed(1)} s (${(DEPLOYMENTS / queued.seconds).toFixed(0)}/s)`);
     await waitFinished(metricsUrl, DEPLOYMENTS, (done) => log(`${done}/${DEPLOYMENTS} deployments finished; ${probe1.current()}`));
     const figures1 = probe1.stop();
+    const activity = (await activity1?.stop()) ?? null;
     const statements1 = topStatements(before1, pgDb ? await statementSnapshot(pgDb.url) : null);
     const { firstStartedAt: _first, lastFinishedAt, ...order } = await checkOrder(api, fleet, queued);
     const drainSeconds = (lastFinishedAt - t0) / 1000;
@@ -106,7 +108,7 @@ async function scaleRun(db: ScaleDb): Promise<ScaleRun> {
     log(`drained in ${drainSeconds.toFixed(1)} s; out of order ${order.outOfOrder.length}, overlapping ${order.overlapping.length}, not deployed ${order.notDeployed.length}; shares ${JSON.stringify(shares)}`);
     const deployments: DeploymentPhase = {
       queued: DEPLOYMENTS, environments: ENVIRONMENTS, queueSeconds: queued.seconds, drainSeconds, perSecond: DEPLOYMENTS / drainSeconds,
-      order, shares, figures: figures1, statements: statements1,
+      order, shares, figures: figures1, statements: statements1, activity,
     };
 
     // phase 2: webhook deliveries, 2 events per deployment to each of HOOKS webhooks
@@ -117,16 +119,19 @@ async function scaleRun(db: ScaleDb): Promise<ScaleRun> {
     const finishedBefore = await finishedDeployments(metricsUrl);
     const before2 = pgDb ? await statementSnapshot(pgDb.url) : null;
     const probe2 = startProbe(named, { postgresDatabase: databaseName });
+    const activity2 = pgDb ? await startActivitySampler(pgDb.url) : null;
     const rssAtStart = Object.fromEntries(figures1.processes.map((p) => [p.name, p.lastRssMiB]));
     await queueDeployments(api, fleet, needed);
     log(`queued ${needed} deployments for ${expected} deliveries (${hooks} webhooks × 2 events), receiver answers after ${RECEIVER_MS} ms`);
     const { peakBacklog } = await waitDelivered(receiver, expected, metricsUrl, (line) => log(`${line}; ${probe2.current()}`));
     const figures2 = probe2.stop();
+    const activityOfWebhooks = (await activity2?.stop()) ?? null;
     const statements2 = topStatements(before2, pgDb ? await statementSnapshot(pgDb.url) : null);
     const seconds = (receiver.lastAt - receiver.firstAt) / 1000;
     const webhooks: WebhookPhase = {
       expected, hooks, deployments: needed, receiverMs: RECEIVER_MS, delivered: receiver.unique, requests: receiver.requests,
       seconds, perSecond: receiver.unique / seconds, maxInFlight: receiver.maxInFlight, peakBacklog, rssAtStart, figures: figures2, statements: statements2,
+      activity: activityOfWebhooks,
     };
     log(`${receiver.unique} deliveries in ${seconds.toFixed(1)} s, at most ${receiver.maxInFlight} in flight, peak backlog ${peakBacklog}; ${(await finishedDeployments(metricsUrl)) - finishedBefore} deployments finished`);
     return { db, processes: named.map((p) => p.name), deployments, webhooks };
