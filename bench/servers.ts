@@ -23,13 +23,21 @@ export function freePort(): Promise<number> {
   });
 }
 
-function launch(args: string[], env: Record<string, string>, port: number): Child {
+function launch(args: string[], env: Record<string, string>, port: number, onLine?: (line: string) => void): Child {
   const startedAt = performance.now();
   const proc = spawn(process.execPath, args, { cwd: ROOT, env: { ENGINE: 'simulated', ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  let partial = '';
   const keep = (chunk: Buffer) => { out = (out + chunk.toString()).slice(-8000); };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
+  if (onLine) {
+    proc.stdout!.on('data', (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) onLine(line);
+    });
+  }
   return { proc, port, url: `http://127.0.0.1:${port}`, startedAt, output: () => out };
 }
 
@@ -49,7 +57,16 @@ export async function waitReady(child: Child, path: string, limitMs = 180_000): 
 
 export interface BerthEnv { dataDir: string; databaseUrl?: string; encryptionKey?: string; bootstrapToken: string }
 
-export async function startBerth(env: BerthEnv, nodeFlags: string[] = []): Promise<Child> {
+export interface BerthOptions {
+  /** `serve --role …` (default: no flag, role all) */
+  role?: 'all' | 'api' | 'worker';
+  /** more environment variables (they win over the defaults below) */
+  extraEnv?: Record<string, string>;
+  /** every line the process writes to stdout (its JSON log lines) */
+  onLine?: (line: string) => void;
+}
+
+export async function startBerth(env: BerthEnv, nodeFlags: string[] = [], options: BerthOptions = {}): Promise<Child> {
   const vars: Record<string, string> = {
     DATA_DIR: env.dataDir,
     BOOTSTRAP_TOKEN: env.bootstrapToken,
@@ -63,7 +80,8 @@ export async function startBerth(env: BerthEnv, nodeFlags: string[] = []): Promi
   } else {
     vars.DATABASE_URL = '';
   }
-  return launch([...nodeFlags, 'src/cli/main.ts', 'serve'], vars, await freePort());
+  const role = options.role ? ['--role', options.role] : [];
+  return launch([...nodeFlags, 'src/cli/main.ts', 'serve', ...role], { ...vars, ...options.extraEnv }, await freePort(), options.onLine);
 }
 
 export async function startBare(): Promise<Child> {
@@ -92,7 +110,12 @@ export function stop(child: Child): Promise<void> {
 
 /** a line of /proc/<pid>/status in MiB (VmRSS: now, VmHWM: peak) */
 export function memoryMiB(child: Child, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${child.proc.pid}/status`, 'utf8');
+  return pidMemoryMiB(child.proc.pid!, field);
+}
+
+export function pidMemoryMiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  let status: string;
+  try { status = readFileSync(`/proc/${pid}/status`, 'utf8'); } catch { return NaN; }
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
   return m ? Number(m[1]) / 1024 : NaN;
 }

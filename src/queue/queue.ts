@@ -97,19 +97,33 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
     },
     async work(kind, handler, opts = {}) {
       if (!options.workers) throw new Error('this process does not run workers (role api)');
-      const workerId = await boss.work<Record<string, unknown>>(
-        kind,
-        { batchSize: 1, pollingIntervalSeconds: polling, localConcurrency: opts.concurrency ?? 1 },
-        async ([job]) => {
-          if (!job) return;
-          await handler(job.data ?? {}, {
-            id: job.id,
-            retryCount: (job as { retryCount?: number }).retryCount ?? 0,
-            signal: (job as { signal?: AbortSignal }).signal ?? new AbortController().signal,
-          });
-        },
-      );
-      localWorkers.set(kind, [...(localWorkers.get(kind) ?? []), workerId]);
+      // One pg-boss worker per slot (not localConcurrency), so each slot knows its own id: a slot
+      // that just finished a task asks for the next one at once instead of sleeping out the
+      // polling interval (pg-boss waits `interval - duration` after every fetch, so a 200 ms task
+      // left its slot idle 300 ms in 500 ms while thousands waited); an empty fetch goes back to
+      // polling. It also lets an enqueue wake every slot, not only the first (see `wake`).
+      const ids: string[] = [];
+      for (let slot = 0; slot < (opts.concurrency ?? 1); slot++) {
+        let slotId = '';
+        slotId = await boss.work<Record<string, unknown>>(
+          kind,
+          { batchSize: 1, pollingIntervalSeconds: polling },
+          async ([job]) => {
+            if (!job) return;
+            try {
+              await handler(job.data ?? {}, {
+                id: job.id,
+                retryCount: (job as { retryCount?: number }).retryCount ?? 0,
+                signal: (job as { signal?: AbortSignal }).signal ?? new AbortController().signal,
+              });
+            } finally {
+              if (slotId) boss.notifyWorker(slotId);
+            }
+          },
+        );
+        ids.push(slotId);
+      }
+      localWorkers.set(kind, [...(localWorkers.get(kind) ?? []), ...ids]);
     },
     async schedule(kind, cron, payload, opts = {}) {
       await boss.schedule(kind, cron, payload, { tz: opts.tz ?? 'UTC', ...(opts.key ? { key: opts.key } : {}) });

@@ -59,7 +59,8 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
     const svc = await repo.findService(tx, d.service_id);
     if (!svc) return null;
     const simulateFailure = driver.real ? null : await repo.simulateFailureVariable(tx, svc);
-    if (d.status === 'QUEUED') {
+    const resumed = d.status !== 'QUEUED';
+    if (!resumed) {
       if (d.cancel_requested) {
         await settle(tx, deps, d, 'CANCELED', 'Canceled before it started');
         return null;
@@ -68,16 +69,22 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
       await repo.setEngine(tx, d.id, driver.name);
       await start(tx, deps, d, runningStatus(first));
     }
-    return { d: (await repo.findDeployment(tx, d.id))!, svc, simulateFailure };
+    return { d: (await repo.findDeployment(tx, d.id))!, svc, simulateFailure, resumed };
   });
   if (!claimed) return;
   const { svc } = claimed;
   let d = claimed.d;
+  // operators (and bench/scale.ts) read from the worker's log which process ran which deployment
+  ctx.logger.info({ deploymentId: d.id, environmentId: d.environment_id, action: d.action, resumed: claimed.resumed }, 'deployment claimed');
+  const settleAs = async (status: string, message: string | null) => {
+    await settleIfOpen(db, deps, d.id, status, message);
+    ctx.logger.info({ deploymentId: d.id, environmentId: d.environment_id, status }, 'deployment settled');
+  };
   let target: DriverService;
   try {
     target = await withPlan(ctx, driverService(svc, d, claimed.simulateFailure));
   } catch (err) {
-    await settleIfOpen(db, deps, d.id, errorStatus(d.action, 'APPLY'), `The service's configuration could not be read: ${(err as Error).message}`);
+    await settleAs(errorStatus(d.action, 'APPLY'), `The service's configuration could not be read: ${(err as Error).message}`);
     return;
   }
   const steps = stepsOf(d.action, driver.needsBuild(target));
@@ -111,20 +118,20 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
       } catch (err) {
         if (err instanceof EngineFailure) {
           await log('DEPLOY', `${errorStatus(d.action, step)}: ${err.message}`);
-          await settleIfOpen(db, deps, d.id, errorStatus(d.action, step), err.message);
+          await settleAs(errorStatus(d.action, step), err.message);
           return;
         }
         throw err;
       }
     }
     const last = await repo.findDeployment(db, d.id);
-    await settleIfOpen(db, deps, d.id, last?.cancel_requested ? 'CANCELED' : SUCCESS_STATUS[d.action], null);
+    await settleAs(last?.cancel_requested ? 'CANCELED' : SUCCESS_STATUS[d.action], null);
   } catch (err) {
     const fresh = await repo.findDeployment(db, d.id);
     if (!fresh) return; // gone with its environment
     if (!fresh.finished && (fresh.cancel_requested || controller.signal.aborted)) {
       await log('DEPLOY', 'Deployment canceled');
-      await settleIfOpen(db, deps, d.id, 'CANCELED', 'Canceled by a user');
+      await settleAs('CANCELED', 'Canceled by a user');
       return;
     }
     throw err; // unexpected (e.g. database): the task is retried and resumes from the recorded step
