@@ -20,6 +20,7 @@ export function postgresLocation(databaseUrl: string): { host: string; port: str
 }
 
 export function databaseDescription(config: Config): string {
+  if (!config.databaseUrl && config.embeddedDatabase === 'postgres') return `embedded PostgreSQL server in ${join(resolve(config.dataDir), 'postgres')}`;
   if (!config.databaseUrl) return `embedded PostgreSQL (PGlite) in ${join(resolve(config.dataDir), 'pgdata')}`;
   const l = postgresLocation(config.databaseUrl);
   return `PostgreSQL at ${l.host}:${l.port}/${l.database}`;
