@@ -47,7 +47,7 @@ export async function waitReady(child: Child, path: string, limitMs = 180_000): 
   throw new Error(`server not ready on ${path} after ${limitMs} ms:\n${child.output()}`);
 }
 
-export interface BerthEnv { dataDir: string; databaseUrl?: string; encryptionKey?: string; bootstrapToken: string }
+export interface BerthEnv { dataDir: string; databaseUrl?: string; encryptionKey?: string; bootstrapToken: string; embedded?: 'postgres' | 'pglite' }
 
 export async function startBerth(env: BerthEnv, nodeFlags: string[] = []): Promise<Child> {
   const vars: Record<string, string> = {
@@ -56,6 +56,7 @@ export async function startBerth(env: BerthEnv, nodeFlags: string[] = []): Promi
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_HOUR: '10000000', // the configuration's maximum
     HOST: '127.0.0.1',
+    EMBEDDED_DATABASE: env.embedded ?? 'pglite',
   };
   if (env.databaseUrl) {
     vars.DATABASE_URL = env.databaseUrl;
