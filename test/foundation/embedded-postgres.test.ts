@@ -127,6 +127,17 @@ describe('embedded PostgreSQL server', () => {
     await second.stop();
   });
 
+  test('a DATA_DIR whose socket path would be too long: the server listens on 127.0.0.1 on a free port instead', async () => {
+    const dir = join(dataDir(), 'a-directory-name-long-enough-to-push-the-socket-path-past-its-limit-of-107-bytes');
+    const b = await start(dir);
+    const lines = readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n');
+    assert.equal(lines[5], '127.0.0.1', 'listens on loopback');
+    assert.equal(lines[4], '', 'and on no socket');
+    await addProject(b, 'over-tcp');
+    assert.deepEqual(await projectNames(b), ['over-tcp']);
+    await b.stop();
+  });
+
   test('as root, the server runs as nobody when nobody can reach DATA_DIR', { skip: isRoot ? false : 'not running as root' }, async () => {
     const dir = dataDir(0o755);
     const b = await start(dir);
