@@ -13,6 +13,9 @@ import { embeddedPaths, startEmbeddedPostgres, stopOrphan } from '../db/embedded
 import { openPostgres } from '../db/postgres.ts';
 import { migrate } from '../db/migrate.ts';
 
+/** the archive is not an embedded PostgreSQL backup (a PGlite one, or something else) */
+export class NotAPostgresBackup extends Error {}
+
 export async function backupEmbeddedPostgres(dataDir: string, file: string): Promise<void> {
   const paths = embeddedPaths(dataDir);
   if (!existsSync(join(paths.pgdata, 'PG_VERSION'))) throw new Error(`${paths.pgdata} holds no embedded PostgreSQL database`);
@@ -32,7 +35,7 @@ export async function restoreEmbeddedPostgres(dataDir: string, file: string): Pr
   try {
     await pipeline(createReadStream(file), createGunzip(), tar.extract(staging));
     if (!existsSync(join(staging, 'postgres', 'PG_VERSION')) || !existsSync(join(staging, 'postgres-password'))) {
-      throw new Error(`${file} is not a backup of an embedded PostgreSQL store (a PGlite one restores with EMBEDDED_DATABASE=pglite)`);
+      throw new NotAPostgresBackup(`${file} is not a backup of an embedded PostgreSQL store (a PGlite one restores with EMBEDDED_DATABASE=pglite)`);
     }
     renameSync(join(staging, 'postgres'), paths.pgdata);
     renameSync(join(staging, 'postgres-password'), paths.passwordFile);

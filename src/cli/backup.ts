@@ -9,8 +9,8 @@ import type { Config } from '../config/config.ts';
 import { acquireDataDirLock } from '../db/lock.ts';
 import { migrate } from '../db/migrate.ts';
 import { openPglite } from '../db/pglite.ts';
-import { checkEmbeddedKind } from '../db/embedded-kind.ts';
-import { backupEmbeddedPostgres, restoreEmbeddedPostgres } from './backup-postgres.ts';
+import { checkEmbeddedKind, resolveEmbeddedKind } from '../db/embedded-kind.ts';
+import { backupEmbeddedPostgres, NotAPostgresBackup, restoreEmbeddedPostgres } from './backup-postgres.ts';
 
 function embeddedOnly(config: Config, command: string): void {
   if (config.databaseUrl) throw new Error(`${command} is for the embedded store; with DATABASE_URL use pg_dump / pg_restore`);
@@ -18,10 +18,10 @@ function embeddedOnly(config: Config, command: string): void {
 
 export async function backup(config: Config, file: string): Promise<void> {
   embeddedOnly(config, 'backup');
-  checkEmbeddedKind(config.dataDir, config.embeddedDatabase);
+  const kind = resolveEmbeddedKind(config.dataDir, config.embeddedDatabase);
   const lock = acquireDataDirLock(config.dataDir);
   try {
-    if (config.embeddedDatabase === 'postgres') {
+    if (kind === 'postgres') {
       await backupEmbeddedPostgres(config.dataDir, file);
       process.stderr.write(`backup written to ${file}; keep ${join(resolve(config.dataDir), 'encryption-key')} (or ENCRYPTION_KEY) with it\n`);
       return;
@@ -43,6 +43,14 @@ export async function backup(config: Config, file: string): Promise<void> {
 export async function restore(config: Config, file: string): Promise<void> {
   embeddedOnly(config, 'restore');
   if (config.embeddedDatabase === 'postgres') return restorePostgres(config, file);
+  if (config.embeddedDatabase === undefined) {
+    // unset: the archive says which store it is (a PGlite backup from before the default changed)
+    try {
+      return await restorePostgres(config, file);
+    } catch (err) {
+      if (!(err instanceof NotAPostgresBackup)) throw err;
+    }
+  }
   const pgdata = join(resolve(config.dataDir), 'pgdata');
   if (existsSync(pgdata) && readdirSync(pgdata).length > 0) {
     throw new Error(`${pgdata} is not empty; restore into a new DATA_DIR`);

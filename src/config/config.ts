@@ -14,8 +14,10 @@ export interface Config {
   readonly publicUrl: string;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
-  /** without DATABASE_URL: PostgreSQL binaries run by berth in DATA_DIR/postgres, or PGlite in DATA_DIR/pgdata */
-  readonly embeddedDatabase: EmbeddedDatabase;
+  /** without DATABASE_URL: PostgreSQL binaries run by berth in DATA_DIR/postgres, or PGlite in
+   * DATA_DIR/pgdata. Unset: the one DATA_DIR already holds, else DEFAULT_EMBEDDED_DATABASE
+   * (src/db/embedded-kind.ts), so an existing PGlite DATA_DIR keeps working after an upgrade */
+  readonly embeddedDatabase: EmbeddedDatabase | undefined;
   readonly redisUrl: string | undefined;
   readonly bootstrapToken: string | undefined;
   readonly bootstrapOrganization: string;
@@ -50,7 +52,7 @@ export interface Config {
   readonly shutdownDrainMs: number;
 }
 
-/** the default of EMBEDDED_DATABASE: the one the measurements of decision 0703 favour */
+/** the default of EMBEDDED_DATABASE for a new DATA_DIR: the one the measurements of decision 0703 favour */
 export const DEFAULT_EMBEDDED_DATABASE: EmbeddedDatabase = 'postgres';
 
 export class ConfigError extends Error {}
@@ -149,7 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     dataDir: str(env, 'DATA_DIR', './data'),
     databaseUrl,
-    embeddedDatabase: oneOf(env, 'EMBEDDED_DATABASE', DEFAULT_EMBEDDED_DATABASE, ['postgres', 'pglite'] as const),
+    embeddedDatabase: optional(env, 'EMBEDDED_DATABASE') === undefined ? undefined
+      : oneOf(env, 'EMBEDDED_DATABASE', DEFAULT_EMBEDDED_DATABASE, ['postgres', 'pglite'] as const),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bootstrapToken,
     bootstrapOrganization: str(env, 'BOOTSTRAP_ORGANIZATION', 'default'),

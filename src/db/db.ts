@@ -32,7 +32,8 @@ export interface OpenDbOptions {
   /** a directory, or 'memory://' (always PGlite) */
   dataDir: string;
   poolSize?: number;
-  /** which embedded database when there is no databaseUrl (EMBEDDED_DATABASE); PGlite by default */
+  /** which embedded database when there is no databaseUrl (EMBEDDED_DATABASE); unset: the one
+   * dataDir holds, else the default (embedded-kind.ts) */
   embedded?: 'postgres' | 'pglite';
   onLog?: (line: string) => void;
 }
@@ -44,9 +45,9 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     const { openPostgres } = await import('./postgres.ts');
     return openPostgres(options.databaseUrl, options.poolSize ?? 10);
   }
-  const { checkEmbeddedKind } = await import('./embedded-kind.ts');
-  if (options.dataDir !== 'memory://') checkEmbeddedKind(options.dataDir, options.embedded ?? 'pglite');
-  if (options.embedded === 'postgres' && options.dataDir !== 'memory://') {
+  const { resolveEmbeddedKind } = await import('./embedded-kind.ts');
+  const kind = options.dataDir === 'memory://' ? 'pglite' : resolveEmbeddedKind(options.dataDir, options.embedded);
+  if (kind === 'postgres') {
     const { startEmbeddedPostgres } = await import('./embedded-postgres.ts');
     const { openPostgres } = await import('./postgres.ts');
     const server = await startEmbeddedPostgres(options.dataDir, { onLog: options.onLog });

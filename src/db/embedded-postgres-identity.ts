@@ -10,6 +10,7 @@
 // No system account is ever created. Decision 0703.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { EmbeddedDatabaseError } from './embedded-kind.ts';
 
 export interface ServerIdentity {
   /** uid/gid for spawn() (empty: berth's own) */
@@ -59,7 +60,7 @@ export async function serverIdentity(dataDir: string, pgdata: string, postgresBi
   if (await succeeds(USERNS[0], [...USERNS.slice(1), '/bin/true'])) {
     return { spawn: {}, prefix: USERNS, describe: 'root seen as uid 65534 in a user namespace' };
   }
-  throw new Error(`berth runs as root, and PostgreSQL refuses to: the embedded server would run as nobody, which cannot reach ${postgresBinary} or ${dataDir}, `
+  throw new EmbeddedDatabaseError(`berth runs as root, and PostgreSQL refuses to: the embedded server would run as nobody, which cannot reach ${postgresBinary} or ${dataDir}, `
     + 'and user namespaces (unshare --user) are not available here. Run berth as a normal user, make every directory on both paths searchable (chmod o+x), '
     + 'or use EMBEDDED_DATABASE=pglite');
 }

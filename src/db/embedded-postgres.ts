@@ -12,6 +12,7 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { serverIdentity, type ServerIdentity } from './embedded-postgres-identity.ts';
+import { EmbeddedDatabaseError } from './embedded-kind.ts';
 
 export interface EmbeddedPostgres {
   /** berth's database on it */
@@ -60,12 +61,12 @@ export function embeddedPaths(dataDir: string) {
 
 /** the binaries of the package for this platform (installed by npm as an optional dependency) */
 async function binaries(): Promise<{ initdb: string; postgres: string }> {
-  if (process.platform === 'win32') throw new Error('the embedded PostgreSQL server needs a POSIX system (a shell, unix sockets): use EMBEDDED_DATABASE=pglite on Windows');
+  if (process.platform === 'win32') throw new EmbeddedDatabaseError('the embedded PostgreSQL server needs a POSIX system (a shell, unix sockets): use EMBEDDED_DATABASE=pglite on Windows');
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   try {
     return await import(name);
   } catch {
-    throw new Error(`no PostgreSQL binaries for ${process.platform}-${process.arch}: ${name} is not installed (run npm install, or use EMBEDDED_DATABASE=pglite)`);
+    throw new EmbeddedDatabaseError(`no PostgreSQL binaries for ${process.platform}-${process.arch}: ${name} is not installed (run npm install, or use EMBEDDED_DATABASE=pglite)`);
   }
 }
 
@@ -102,7 +103,7 @@ export async function stopOrphan(pgdata: string): Promise<number | undefined> {
   try { process.kill(info.pid, 'SIGINT'); } catch { /* exited meanwhile */ }
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (alive(info.pid)) {
-    if (Date.now() > deadline) throw new Error(`the PostgreSQL server left running on ${pgdata} (pid ${info.pid}) did not stop; stop it and start again`);
+    if (Date.now() > deadline) throw new EmbeddedDatabaseError(`the PostgreSQL server left running on ${pgdata} (pid ${info.pid}) did not stop; stop it and start again`);
     await sleep(20);
   }
   return info.pid;
@@ -192,7 +193,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: { onLog?: 
   const fresh = !existsSync(join(paths.pgdata, 'PG_VERSION'));
   if (!fresh) {
     if (!existsSync(paths.passwordFile)) {
-      throw new Error(`${paths.pgdata} holds a database but ${paths.passwordFile} is missing; restore that file (or move the directory away)`);
+      throw new EmbeddedDatabaseError(`${paths.pgdata} holds a database but ${paths.passwordFile} is missing; restore that file (or move the directory away)`);
     }
     const orphan = await stopOrphan(paths.pgdata);
     if (orphan) options.onLog?.(`stopped PostgreSQL server pid ${orphan} left running on ${paths.pgdata}`);
@@ -234,7 +235,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: { onLog?: 
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       await stop();
       const tail = readFileSync(paths.logFile, 'utf8').split('\n').slice(-15).join('\n');
-      throw new Error(`embedded PostgreSQL did not start on ${paths.pgdata} (log: ${paths.logFile}):\n${tail}`);
+      throw new EmbeddedDatabaseError(`embedded PostgreSQL did not start on ${paths.pgdata} (log: ${paths.logFile}):\n${tail}`);
     }
     await sleep(10);
     info = readPidFile(paths.pgdata);

@@ -9,6 +9,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { eventually } from '../support/harness.ts';
 import { startBerth, type BerthProcess } from '../support/processes.ts';
 
@@ -72,6 +73,11 @@ after(async () => {
 });
 
 const isRoot = process.getuid?.() === 0;
+const root = new URL('../..', import.meta.url).pathname;
+
+function cli(args: string[], env: Record<string, string>) {
+  return spawnSync(process.execPath, [join(root, 'src/cli/main.ts'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8', timeout: 120_000 });
+}
 
 describe('embedded PostgreSQL server', () => {
   test('first start on an empty DATA_DIR, restart keeps the data, nothing left running after stop', async () => {
@@ -125,6 +131,29 @@ describe('embedded PostgreSQL server', () => {
     assert.deepEqual(await projectNames(second), ['orphaned']);
     assert.match(second.output(), /stopped PostgreSQL server pid \d+ left running/);
     await second.stop();
+  });
+
+  test('a PGlite DATA_DIR from before the default changed keeps working with EMBEDDED_DATABASE unset; set to postgres it is refused', async () => {
+    const dir = dataDir();
+    const old = await startBerth('all', { DATA_DIR: dir, EMBEDDED_DATABASE: 'pglite', BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn' });
+    running.push(old);
+    await addProject(old, 'from-pglite');
+    await old.stop();
+    const upgraded = await startBerth('all', { DATA_DIR: dir, BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn' });
+    running.push(upgraded);
+    assert.deepEqual(await projectNames(upgraded), ['from-pglite']);
+    assert.ok(!existsSync(join(dir, 'postgres')), 'no embedded server was made');
+    await upgraded.stop();
+    const refused = cli(['migrate'], { DATA_DIR: dir, EMBEDDED_DATABASE: 'postgres' });
+    assert.equal(refused.status, 1);
+    assert.match(refused.stderr, /^berth: DATA_DIR .* holds a PGlite database .* set EMBEDDED_DATABASE=pglite/);
+    // its backup restores into a new DATA_DIR with EMBEDDED_DATABASE unset: the archive says which store it is
+    const file = join(dir, 'pglite-backup.tar.gz');
+    assert.equal(cli(['backup', '--out', file], { DATA_DIR: dir }).status, 0);
+    const target = dataDir();
+    const restored = cli(['restore', '--from', file], { DATA_DIR: target });
+    assert.equal(restored.status, 0, restored.stderr);
+    assert.ok(existsSync(join(target, 'pgdata')) && !existsSync(join(target, 'postgres')));
   });
 
   test('a DATA_DIR whose socket path would be too long: the server listens on 127.0.0.1 on a free port instead', async () => {
