@@ -205,6 +205,8 @@ export async function startEmbeddedPostgres(dataDir: string, options: { onLog?: 
   const listen = 'socketDir' in where
     ? ['-c', 'listen_addresses=', '-c', `unix_socket_directories=${where.socketDir}`, '-p', String(SOCKET_PORT)]
     : ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-p', String(where.port)];
+  // a postmaster.pid left by a server that crashed: not to be taken for the new server's
+  const stalePid = readPidFile(paths.pgdata)?.pid;
   const log = openSync(paths.logFile, 'a', 0o600);
   let child: ChildProcess;
   try {
@@ -231,7 +233,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: { onLog?: 
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let info = readPidFile(paths.pgdata);
-  while (!(info && info.status === 'ready' && alive(info.pid))) {
+  while (!(info && info.status === 'ready' && info.pid !== stalePid && alive(info.pid))) {
     if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
       await stop();
       const tail = readFileSync(paths.logFile, 'utf8').split('\n').slice(-15).join('\n');
