@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processTree, treeMemory } from './process-memory.ts';
-import { randomSecret, startBerth, stop, waitReady, type Child } from './servers.ts';
+import { embeddedServerGone, randomSecret, startBerth, stop, waitReady, type Child } from './servers.ts';
 
 const REPEAT = Number(process.env.BENCH_EMBEDDED_REPEAT ?? 3);
 const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 10) * 1000;
@@ -63,6 +63,7 @@ async function once(kind: typeof kinds[number]) {
     };
   } finally {
     for (const c of children) await stop(c);
+    await embeddedServerGone(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -17,7 +17,7 @@ import { apiClient } from './api.ts';
 import { buildCases, prepareFixtures, probeCases, type BenchCase, type DbKind } from './cases.ts';
 import { runRounds } from './measure.ts';
 import { formatTable, type DbRun } from './report.ts';
-import { freshDatabase, memoryMiB, randomSecret, startBare, startBerth, startRaw, stop, waitReady } from './servers.ts';
+import { embeddedServerGone, freshDatabase, memoryMiB, randomSecret, startBare, startBerth, startRaw, stop, waitReady } from './servers.ts';
 import { backendsOf, sampleTreePeak, treeMemory } from './process-memory.ts';
 import { embeddedPostgresUrl } from '../src/db/embedded-postgres.ts';
 
@@ -85,6 +85,7 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
   } finally {
     for (const c of children) await stop(c);
     await pgDb?.drop().catch((err) => log(`could not drop the bench database: ${err}`));
+    await embeddedServerGone(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

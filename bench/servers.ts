@@ -3,7 +3,8 @@
 // Fastify baseline. Also the numbers read from the outside: time to /readyz 200 and RSS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -121,3 +122,13 @@ export async function freshDatabase(adminUrl: string): Promise<{ url: string; dr
     },
   };
 }
+
+/** waits until the embedded PostgreSQL server of dataDir has stopped (its postmaster.pid gone):
+ * a berth killed, or stopped before its signal handlers were in place, leaves that to the
+ * watchdog, which needs a moment; removing the directory under a running server crashes it */
+export async function embeddedServerGone(dataDir: string, limitMs = 30_000): Promise<void> {
+  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+  const until = performance.now() + limitMs;
+  while (existsSync(pidFile) && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+
