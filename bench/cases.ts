@@ -6,7 +6,12 @@ import { isNoRoute, inParallel, type Api } from './api.ts';
 import { JOB_BODY, WORKFLOW_BODY } from './bodies.ts';
 import { bulkEnvironmentCount } from './bulk.ts';
 
-export type DbKind = 'pglite' | 'postgres';
+export type DbKind = 'pglite' | 'postgres' | 'embedded-postgres';
+/** the kind whose targets apply: embedded PostgreSQL is held to PostgreSQL's */
+export type TargetKind = 'pglite' | 'postgres';
+export function targetKind(db: DbKind): TargetKind {
+  return db === 'pglite' ? 'pglite' : 'postgres';
+}
 
 export interface CaseRequest { method: 'GET' | 'POST'; path: string; body?: string }
 
@@ -14,7 +19,7 @@ export interface BenchCase {
   id: string;
   label: string;
   /** minimum ratio berth ÷ raw; undefined: no target */
-  target?: Record<DbKind, number>;
+  target?: Record<TargetKind, number>;
   /** the server under load: 'bare' is the baseline, 'raw' the same query without berth */
   server: 'bare' | 'berth' | 'raw';
   /** the id of the raw case this berth case is divided by */

@@ -34,7 +34,7 @@ stage('config');
 const { createLogger, resolveEncryptionKey, VERSION } = await import('../src/runtime.ts');
 stage('import src/runtime.ts (every module it reaches: fastify, pg-boss, routes, services)');
 const { openDb } = await import('../src/db/db.ts');
-const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase });
 stage(`open database (${db.kind})`);
 const { migrate } = await import('../src/db/migrate.ts');
 await migrate(db);

@@ -1,6 +1,7 @@
 // The printed table: one row per case and database (median req/s, p50/p99 latency, median ratios
 // berth ÷ raw and ÷ bare, target on ÷ raw and verdict), then startup time and memory rows, notes.
-import type { BenchCase, DbKind } from './cases.ts';
+import { targetKind, type BenchCase, type DbKind } from './cases.ts';
+import type { TreeMemory } from './process-memory.ts';
 import { median, type CaseResult } from './measure.ts';
 
 export interface DbRun {
@@ -12,6 +13,9 @@ export interface DbRun {
   idleRssMiB: number;
   idleAfterSeconds: number;
   peakRssMiB: number;
+  /** berth and every process under it (the embedded PostgreSQL server's too) */
+  idleTree: TreeMemory;
+  peakTree: TreeMemory;
   notes: string[];
 }
 
@@ -20,7 +24,7 @@ function verdict(c: BenchCase, r: CaseResult | undefined, db: DbKind): string {
   if (!r) return 'not run';
   const non2xx = r.samples.reduce((n, s) => n + s.non2xx + s.errors, 0);
   if (non2xx > 0) return `INVALID: ${non2xx} non-2xx/errors`;
-  const target = c.target?.[db];
+  const target = c.target?.[targetKind(db)];
   if (target === undefined) return '';
   if (r.rawRatios.length === 0) return 'no raw run';
   return median(r.rawRatios) >= target ? 'met' : 'MISSED';
@@ -38,7 +42,7 @@ export function formatTable(runs: DbRun[]): string {
       const num = (v: number, digits = 0) => (Number.isNaN(v) ? '—' : v.toFixed(digits));
       rows.push([
         run.db, c.label, num(med((s) => s.rps)), num(med((s) => s.p50)), num(med((s) => s.p99)),
-        r && r.rawRatios.length ? median(r.rawRatios).toFixed(3) : '', r ? median(r.ratios).toFixed(3) : '—', c.target ? `≥ ${c.target[run.db]}` : '', verdict(c, r, run.db),
+        r && r.rawRatios.length ? median(r.rawRatios).toFixed(3) : '', r ? median(r.ratios).toFixed(3) : '—', c.target ? `≥ ${c.target[targetKind(run.db)]}` : '', verdict(c, r, run.db),
       ]);
     }
     const fact = (label: string, value: string) => rows.push([run.db, label, '', '', '', '', '', '', value]);
@@ -46,6 +50,9 @@ export function formatTable(runs: DbRun[]): string {
     fact('startup to /readyz 200, existing data dir', `${run.startupExistingMs.toFixed(0)} ms`);
     fact(`idle RSS (VmRSS ${run.idleAfterSeconds} s after start)`, `${run.idleRssMiB.toFixed(0)} MiB`);
     fact('peak RSS (VmHWM after the load)', `${run.peakRssMiB.toFixed(0)} MiB`);
+    const tree = (m: TreeMemory) => `RSS ${m.rssMiB.toFixed(0)} MiB, PSS ${m.pssMiB.toFixed(0)} MiB (${m.processes} processes)`;
+    fact('idle, berth + all its processes', tree(run.idleTree));
+    fact('peak under load, berth + all its processes (sampled)', tree(run.peakTree));
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => '| ' + cells.map((c, i) => (numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join(' | ') + ' |';

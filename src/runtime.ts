@@ -1,6 +1,7 @@
 // Starting and stopping a berth process: logger, DATA_DIR lock, database, migrations, keys,
 // rate limiter, task queue, services, bootstrap, then the HTTP API (roles all/api) and the
-// workers (roles all/worker). stop() undoes it in reverse, letting in-flight work finish.
+// workers (roles all/worker). stop() undoes it in reverse, letting in-flight work finish; the
+// embedded PostgreSQL server (EMBEDDED_DATABASE=postgres) stops with the database, last.
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -82,7 +83,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (!db) {
     if (!config.databaseUrl) lock = acquireDataDirLock(config.dataDir);
     try {
-      db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      db = await openDb({
+        databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase,
+        onLog: (line) => logger.warn(line),
+      });
       const applied = await migrate(db);
       if (applied.length) logger.info({ applied }, 'migrations applied');
     } catch (err) {

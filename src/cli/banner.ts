@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import pc from 'picocolors';
 import type { Config, Role } from '../config/config.ts';
+import { resolveEmbeddedKind } from '../db/embedded-kind.ts';
 
 
 /** where PostgreSQL is, without credentials: host:port/database */
@@ -19,7 +20,16 @@ export function postgresLocation(databaseUrl: string): { host: string; port: str
   }
 }
 
+function embeddedKind(config: Config): string {
+  try {
+    return resolveEmbeddedKind(config.dataDir, config.embeddedDatabase);
+  } catch {
+    return config.embeddedDatabase ?? '';
+  }
+}
+
 export function databaseDescription(config: Config): string {
+  if (!config.databaseUrl && embeddedKind(config) === 'postgres') return `embedded PostgreSQL server in ${join(resolve(config.dataDir), 'postgres')}`;
   if (!config.databaseUrl) return `embedded PostgreSQL (PGlite) in ${join(resolve(config.dataDir), 'pgdata')}`;
   const l = postgresLocation(config.databaseUrl);
   return `PostgreSQL at ${l.host}:${l.port}/${l.database}`;

@@ -17,7 +17,7 @@ import { createLogger, resolveEncryptionKey, VERSION } from '../runtime.ts';
 async function withDatabase<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
   const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir);
   try {
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase, poolSize: 2 });
     try {
       await migrate(db);
       return await fn(db);

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Role } from '../config/config.ts';
 import { LockHeldError } from '../db/lock.ts';
+import { EmbeddedDatabaseError } from '../db/embedded-kind.ts';
 
 const USAGE = `usage: berth <command>
   serve [--role all|api|worker]                      run the API and/or the workers (default all)
@@ -120,7 +121,7 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 main(process.argv.slice(2)).catch((err) => {
-  if (err instanceof LockHeldError || err instanceof ConfigError) fail(err.message);
+  if (err instanceof LockHeldError || err instanceof ConfigError || err instanceof EmbeddedDatabaseError) fail(err.message);
   process.stderr.write(`berth: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
   process.exit(1);
 });

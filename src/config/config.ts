@@ -4,6 +4,8 @@
 export type Role = 'all' | 'api' | 'worker';
 /** `auto` is resolved at start (docker when a daemon answers, else simulated) */
 export type EngineKind = 'auto' | 'docker' | 'simulated' | 'kubernetes';
+/** the database berth runs itself when DATABASE_URL is unset (decision 0703) */
+export type EmbeddedDatabase = 'postgres' | 'pglite';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -12,6 +14,10 @@ export interface Config {
   readonly publicUrl: string;
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
+  /** without DATABASE_URL: PostgreSQL binaries run by berth in DATA_DIR/postgres, or PGlite in
+   * DATA_DIR/pgdata. Unset: the one DATA_DIR already holds, else DEFAULT_EMBEDDED_DATABASE
+   * (src/db/embedded-kind.ts), so an existing PGlite DATA_DIR keeps working after an upgrade */
+  readonly embeddedDatabase: EmbeddedDatabase | undefined;
   readonly redisUrl: string | undefined;
   readonly bootstrapToken: string | undefined;
   readonly bootstrapOrganization: string;
@@ -45,6 +51,9 @@ export interface Config {
   /** on SIGTERM, keep serving this long (readiness red, `Connection: close`) before closing */
   readonly shutdownDrainMs: number;
 }
+
+/** the default of EMBEDDED_DATABASE for a new DATA_DIR: the one the measurements of decision 0703 favour */
+export const DEFAULT_EMBEDDED_DATABASE: EmbeddedDatabase = 'postgres';
 
 export class ConfigError extends Error {}
 
@@ -142,6 +151,8 @@ export function loadConfig(env: Env = process.env): Config {
     publicUrl,
     dataDir: str(env, 'DATA_DIR', './data'),
     databaseUrl,
+    embeddedDatabase: optional(env, 'EMBEDDED_DATABASE') === undefined ? undefined
+      : oneOf(env, 'EMBEDDED_DATABASE', DEFAULT_EMBEDDED_DATABASE, ['postgres', 'pglite'] as const),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     bootstrapToken,
     bootstrapOrganization: str(env, 'BOOTSTRAP_ORGANIZATION', 'default'),

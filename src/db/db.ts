@@ -1,6 +1,7 @@
 // The one database interface the rest of berth sees, over PostgreSQL (`pg` pool) and embedded
 // PGlite alike: parameterised queries returning rows, transactions, multi-statement exec.
-// Driver errors are translated here, once (see errors.ts).
+// Driver errors are translated here, once (see errors.ts). openDb picks the database: DATABASE_URL,
+// else the embedded one of EMBEDDED_DATABASE (embedded-postgres.ts or pglite.ts).
 
 export type Row = Record<string, unknown>;
 
@@ -26,10 +27,47 @@ export type NativeHandle =
   | { kind: 'pglite'; pglite: import('@electric-sql/pglite').PGlite }
   | { kind: 'postgres'; connectionString: string };
 
-export async function openDb(options: { databaseUrl?: string; dataDir: string; poolSize?: number }): Promise<Db> {
+export interface OpenDbOptions {
+  databaseUrl?: string;
+  /** a directory, or 'memory://' (always PGlite) */
+  dataDir: string;
+  poolSize?: number;
+  /** which embedded database when there is no databaseUrl (EMBEDDED_DATABASE); unset: the one
+   * dataDir holds, else the default (embedded-kind.ts) */
+  embedded?: 'postgres' | 'pglite';
+  onLog?: (line: string) => void;
+}
+
+/** DATABASE_URL: that server. Else an embedded one in dataDir: PostgreSQL run by berth (its
+ * close() also stops the server, after the pool) or PGlite. */
+export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) {
     const { openPostgres } = await import('./postgres.ts');
     return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  }
+  const { resolveEmbeddedKind } = await import('./embedded-kind.ts');
+  const kind = options.dataDir === 'memory://' ? 'pglite' : resolveEmbeddedKind(options.dataDir, options.embedded);
+  if (kind === 'postgres') {
+    const { startEmbeddedPostgres } = await import('./embedded-postgres.ts');
+    const { openPostgres } = await import('./postgres.ts');
+    const server = await startEmbeddedPostgres(options.dataDir, { onLog: options.onLog });
+    let db: Db;
+    try {
+      db = await openPostgres(server.url, options.poolSize ?? 10);
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return {
+      ...db,
+      async close() {
+        try {
+          await db.close();
+        } finally {
+          await server.stop();
+        }
+      },
+    };
   }
   const { openPglite } = await import('./pglite.ts');
   return openPglite(options.dataDir);

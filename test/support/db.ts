@@ -1,10 +1,17 @@
 // The test database: one per test process. Embedded: an in-memory PGlite, migrated once.
 // With DATABASE_URL: a fresh database created on that server (named with the run's prefix, so
 // test/run.ts drops every one of them when the run ends), so concurrent runs never meet.
+// With BERTH_TEST_EMBEDDED=postgres (and no DATABASE_URL): one embedded PostgreSQL server for the
+// test process (src/db/embedded-postgres.ts) in BERTH_TEST_EMBEDDED_DIR (test/run.ts makes it and
+// removes it after the run) or a temp dir, and the database is made there as on DATABASE_URL; the
+// server stops by itself when the test process exits (its watchdog).
 import pg from 'pg';
 import type { Db } from '../../src/db/db.ts';
 import { openDb } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 let shared: Promise<{ db: Db; url: string | undefined }> | undefined;
 
@@ -30,10 +37,29 @@ export async function dropRunDatabases(adminUrl: string, prefix: string): Promis
   await admin.end();
 }
 
+let embeddedAdmin: Promise<string> | undefined;
+
+/** the admin URL of the test process's embedded PostgreSQL server (started on first use) */
+function embeddedPostgresAdminUrl(): Promise<string> {
+  embeddedAdmin ??= (async () => {
+    const { startEmbeddedPostgres } = await import('../../src/db/embedded-postgres.ts');
+    const dir = process.env.BERTH_TEST_EMBEDDED_DIR ?? mkdtempSync(join(tmpdir(), 'berth-test-epg-'));
+    return (await startEmbeddedPostgres(dir)).adminUrl;
+  })();
+  return embeddedAdmin;
+}
+
+/** the PostgreSQL server tests run on: DATABASE_URL, or the embedded one with BERTH_TEST_EMBEDDED=postgres */
+async function adminDatabaseUrl(): Promise<string | undefined> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  if (process.env.BERTH_TEST_EMBEDDED === 'postgres') return embeddedPostgresAdminUrl();
+  return undefined;
+}
+
 /** the process's test database, migrated; `url` is set when it is a PostgreSQL server */
 export function testDatabase(): Promise<{ db: Db; url: string | undefined }> {
   shared ??= (async () => {
-    const adminUrl = process.env.DATABASE_URL;
+    const adminUrl = await adminDatabaseUrl();
     const url = adminUrl ? await createDatabase(adminUrl) : undefined;
     const db = await openDb({ databaseUrl: url, dataDir: 'memory://', poolSize: 10 });
     await migrate(db);

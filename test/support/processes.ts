@@ -25,11 +25,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>): Promise<BerthProcess> {
+/** `as`: the uid/gid to run berth as (a test running as root tries a normal user) */
+export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>, as?: { uid: number; gid: number }): Promise<BerthProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve', '--role', role], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ENGINE: 'simulated', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'], ...as,
   });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
