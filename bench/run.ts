@@ -1,13 +1,15 @@
-// `npm run bench`: the whole bench suite on PGlite and, when DATABASE_URL is set, on PostgreSQL
-// (a fresh database, dropped afterwards). Prints one table (see report.ts). Settings via env:
+// `npm run bench`: the whole bench suite on the embedded PostgreSQL server (the embedded default,
+// decision 0703), on PGlite and, when DATABASE_URL is set, on PostgreSQL (a fresh database,
+// dropped afterwards). Prints one table (see report.ts). Settings via env:
 // BENCH_SECONDS (per case per round, 2), BENCH_AMOUNT (requests per case per round instead of
 // seconds: the smoke test), BENCH_ROUNDS (10), BENCH_WARMUP_SECONDS (2), BENCH_IDLE_SECONDS (10),
 // BENCH_ENVIRONMENTS (10000 on PostgreSQL, 5000 on PGlite), BENCH_PROJECTS (1000),
 // BENCH_BULK_ENVIRONMENTS (100000, copied in SQL: bulk.ts; 0 skips the case), BENCH_CASES
 // (comma-separated case ids: only those, their raw counterparts and the bare route), BENCH_DB
-// (pglite|postgres|embedded-postgres: only that one; embedded-postgres runs berth with
-// EMBEDDED_DATABASE=postgres and points the raw server at the same server), BENCH_PROFILE (a directory: run the loaded berth server with
-// --cpu-prof there), BENCH_JSON (also write the raw results there).
+// (embedded-postgres|pglite|postgres: only that one; embedded-postgres runs berth with
+// EMBEDDED_DATABASE=postgres and points the raw server at the same server), BENCH_PROFILE (a
+// directory: run the loaded berth server with --cpu-prof there), BENCH_JSON (also write the raw
+// results there).
 // Order: first start on an empty data dir, fixtures through the API, stop; (PGlite: copy the data
 // directory for the raw server, which cannot share it); second start, idle RSS; then the load.
 import { randomBytes } from 'node:crypto';
@@ -98,8 +100,9 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
 }
 
 const only = process.env.BENCH_DB;
-const dbs: DbKind[] = (['pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : []), 'embedded-postgres'] as DbKind[])
-  .filter((d) => (only ? d === only : d !== 'embedded-postgres'));
+// the embedded default first (decision 0703), then PGlite, then the PostgreSQL of DATABASE_URL
+const dbs: DbKind[] = (['embedded-postgres', 'pglite', ...(process.env.DATABASE_URL ? ['postgres' as const] : [])] as DbKind[])
+  .filter((d) => !only || d === only);
 const runs: DbRun[] = [];
 for (const db of dbs) runs.push(await benchDatabase(db));
 process.stdout.write('\n' + formatTable(runs));

@@ -10,6 +10,15 @@ const SHUTDOWN_LIMIT_MS = 25_000;
 
 export async function serve(config: Config, role: Role): Promise<void> {
   const tty = process.stdout.isTTY === true;
+  // handlers before starting: /readyz answers before the workers have started, and a SIGTERM
+  // then must stop berth in order (after the start), not kill it; a second signal exits at once
+  let pendingSignal: string | undefined;
+  let onSignal = (signal: string) => {
+    if (pendingSignal) process.exit(signal === 'SIGINT' ? 130 : 143);
+    pendingSignal = signal;
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const runtime = await startRuntime({ config, role, prettyLogs: tty });
   const { logger } = runtime.ctx;
   const url = runtime.app ? localUrl(config, runtime.app.server.address()) : null;
@@ -33,6 +42,6 @@ export async function serve(config: Config, role: Role): Promise<void> {
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  onSignal = shutdown;
+  if (pendingSignal) shutdown(pendingSignal);
 }

