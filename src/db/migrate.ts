@@ -24,7 +24,10 @@ export async function migrate(db: Db, migrations = loadMigrations()): Promise<st
   await db.exec(`create table if not exists schema_migrations (
     version text primary key, name text not null, applied_at timestamptz not null default now())`);
   const applied: string[] = [];
+  // a start on an up-to-date database reads the list once instead of locking per migration
+  const already = new Set((await db.query<{ version: string }>('select version from schema_migrations')).map((r) => r.version));
   for (const m of migrations) {
+    if (already.has(m.version)) continue;
     const done = await db.transaction(async (tx) => {
       await tx.query('select pg_advisory_xact_lock($1)', [LOCK_KEY]);
       const rows = await tx.query('select 1 from schema_migrations where version = $1', [m.version]);
