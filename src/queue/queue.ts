@@ -72,9 +72,9 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
   }
   // Creating or updating a queue evicts it from pg-boss's queue cache, and a send inside a
   // transaction that misses the cache looks the queue up over pg-boss's own connection — which,
-  // on PGlite, the caller's transaction holds: a deadlock. Warm the cache for every kind now
-  // (previewRedrive is a cheap read that goes through it).
-  for (const name of Object.keys(TASK_KINDS)) await boss.previewRedrive(name);
+  // on PGlite, the caller's transaction holds: a deadlock. Warm the cache for every kind there
+  // (previewRedrive is a cheap read that goes through it); a server has connections to spare.
+  if (db.native.kind === 'pglite') for (const name of Object.keys(TASK_KINDS)) await boss.previewRedrive(name);
   const polling = options.pollingIntervalSeconds ?? 0.5;
   // workers of this process, to wake right after an enqueue instead of at their next poll; the
   // caller's transaction commits a few ms later, so two nudges: a fetch that comes too early
