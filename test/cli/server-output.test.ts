@@ -61,7 +61,8 @@ describe('berth serve output', () => {
       await ready(s);
       const res = await fetch(`http://127.0.0.1:${s.port}/organization`, { headers: { 'x-request-id': 'trace-me-42' } });
       assert.equal(res.status, 401);
-      await eventually(async () => s.output().includes('trace-me-42'), 5000, 50);
+      // /readyz answers before the workers have started, so "berth started" may come a moment later
+      await eventually(async () => s.output().includes('trace-me-42') && s.output().includes('"msg":"berth started"'), 10_000, 50);
       const lines = s.output().trim().split('\n').map((l) => JSON.parse(l));
       assert.ok(lines.some((l) => l.msg === 'berth started' && l.engine === 'simulated' && l.database === 'postgres'), 'the default embedded database is a PostgreSQL server (decision 0703)');
       const req = lines.find((l) => l.reqId === 'trace-me-42' && l.msg === 'request completed');
