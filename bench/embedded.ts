@@ -9,16 +9,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { processAlive as alive } from '../src/lib/processes.ts';
 import { processTree, treeMemory } from './process-memory.ts';
 import { embeddedServerGone, randomSecret, startBerth, stop, waitReady, type Child } from './servers.ts';
 
 const REPEAT = Number(process.env.BENCH_EMBEDDED_REPEAT ?? 3);
 const IDLE_MS = Number(process.env.BENCH_IDLE_SECONDS ?? 10) * 1000;
 const kinds = ['pglite', 'postgres'] as const;
-
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
-}
 
 function duMiB(path: string): number {
   return Number(execFileSync('du', ['-sk', path], { encoding: 'utf8' }).split('\t')[0]) / 1024;

@@ -5,24 +5,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { freeLoopbackPort as freePort } from '../src/lib/processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export interface Child { proc: ChildProcess; port: number; url: string; startedAt: number; output: () => string }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 function launch(args: string[], env: Record<string, string>, port: number, onLine?: (line: string) => void): Child {
   const startedAt = performance.now();

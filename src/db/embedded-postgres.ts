@@ -8,9 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { freeLoopbackPort, processAlive as alive } from '../lib/processes.ts';
 import { serverIdentity, type ServerIdentity } from './embedded-postgres-identity.ts';
 import { EmbeddedDatabaseError } from './embedded-kind.ts';
 
@@ -70,15 +70,6 @@ async function binaries(): Promise<{ initdb: string; postgres: string }> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** postmaster.pid: pid, data dir, start time, port, socket dir, listen address, shmem key, status */
@@ -107,17 +98,6 @@ export async function stopOrphan(pgdata: string): Promise<number | undefined> {
     await sleep(20);
   }
   return info.pid;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
 }
 
 function run(file: string, args: string[], identity: ServerIdentity, cwd: string): Promise<void> {
@@ -201,7 +181,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: { onLog?: 
   const password = fresh ? await initialise(paths, identity, initdb) : readFileSync(paths.passwordFile, 'utf8').trim();
 
   const socketFits = Buffer.byteLength(join(paths.pgdata, `.s.PGSQL.${SOCKET_PORT}`)) <= SOCKET_PATH_MAX;
-  const where = socketFits ? { socketDir: paths.pgdata } : { port: await freePort() };
+  const where = socketFits ? { socketDir: paths.pgdata } : { port: await freeLoopbackPort() };
   const listen = 'socketDir' in where
     ? ['-c', 'listen_addresses=', '-c', `unix_socket_directories=${where.socketDir}`, '-p', String(SOCKET_PORT)]
     : ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-p', String(where.port)];

@@ -3,19 +3,11 @@
 // gone) is taken over.
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { processAlive as alive } from '../lib/processes.ts';
 
 export class LockHeldError extends Error {}
 
 export interface DataDirLock { release(): void }
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function acquireDataDirLock(dataDir: string): DataDirLock {
   const dir = resolve(dataDir);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { processAlive as alive } from '../../src/lib/processes.ts';
 import { eventually } from '../support/harness.ts';
 import { startBerth, type BerthProcess } from '../support/processes.ts';
 
@@ -53,10 +54,6 @@ async function addProject(b: BerthProcess, name: string): Promise<void> {
 function postmasterPid(dir: string): number | undefined {
   const file = join(dir, 'postgres', 'postmaster.pid');
   return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined;
-}
-
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (err) { return (err as NodeJS.ErrnoException).code === 'EPERM'; }
 }
 
 function procField(pid: number, field: string): string {

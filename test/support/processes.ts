@@ -1,9 +1,9 @@
 // Real berth processes for scale-out and fault tests: spawn `berth serve --role …` on a port,
 // wait until ready, kill (gracefully or with SIGKILL), collect stderr for diagnostics.
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { join } from 'node:path';
 import { eventually } from './harness.ts';
+import { freeLoopbackPort as freePort } from '../../src/lib/processes.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 
@@ -16,14 +16,7 @@ export interface BerthProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** `as`: the uid/gid to run berth as (a test running as root tries a normal user) */
 export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>, as?: { uid: number; gid: number }): Promise<BerthProcess> {

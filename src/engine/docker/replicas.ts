@@ -2,24 +2,11 @@
 // published loopback ports, probes against them, their last log lines, and stopping/removing.
 import type Docker from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import { createServer } from 'node:net';
 import type { ProbeTarget } from './health.ts';
 import { labelFilter } from './naming.ts';
 
 export async function listReplicas(docker: Docker, serviceId: string, all = true): Promise<ContainerInfo[]> {
   return docker.listContainers({ all, filters: labelFilter({ 'berth.service_id': serviceId, 'berth.role': 'replica' }) });
-}
-
-/** a free TCP port on loopback (the daemon binds it right after; collisions are retried by the caller) */
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** internal port → loopback port, from a container's published ports */

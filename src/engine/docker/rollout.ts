@@ -13,7 +13,8 @@ import { replicaCreateOptions } from './containers.ts';
 import { defaultReadiness, waitReady } from './health.ts';
 import { copyFiles } from './files.ts';
 import { containerName, replicaLabels, type OwnerIds, type RouteLabel } from './naming.ts';
-import { freeLoopbackPort, lastLines, listReplicas, probeTarget, stopAndRemove } from './replicas.ts';
+import { freeLoopbackPort } from '../../lib/processes.ts';
+import { lastLines, listReplicas, probeTarget, stopAndRemove } from './replicas.ts';
 
 export interface IngressLike {
   upsert(route: { id: string; hosts: string[]; upstreams: string[] }): Promise<void>;

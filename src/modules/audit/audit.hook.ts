@@ -20,24 +20,16 @@ function param(request: FastifyRequest, name: string | null): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-/** the created resource's facts: its id and name from the answer, its place from its parent */
-function createdFacts(cls: AuditClass, parent: repo.TargetFacts | null, body: { id?: unknown; name?: unknown; key?: unknown }): repo.TargetFacts | null {
-  const id = typeof body.id === 'string' ? body.id : null;
-  const name = typeof body.name === 'string' ? body.name : typeof body.key === 'string' ? body.key : '';
-  if (cls.targetType === 'ORGANIZATION' && !parent) {
-    return id ? { organization_id: id, target_id: id, target_name: name, project_id: null, project_name: '', environment_id: null, environment_name: '' } : null;
-  }
-  if (!parent) return null;
-  const facts = { ...parent, target_id: id, target_name: name };
-  if (cls.targetType === 'PROJECT') return { ...facts, project_id: id, project_name: name };
-  if (cls.targetType === 'ENVIRONMENT') return { ...facts, environment_id: id, environment_name: name };
-  return facts;
+/** the created resource's id and name, from the answer (a variable's name is its key) */
+function createdIdentity(body: { id?: unknown; name?: unknown; key?: unknown }): { id: string | null; name: string } {
+  return { id: typeof body.id === 'string' ? body.id : null, name: typeof body.name === 'string' ? body.name : typeof body.key === 'string' ? body.key : '' };
 }
 
-/** createdFacts needs a parent for the created resource's id and name; its place comes from SQL */
-const PLACEHOLDER_PARENT: repo.TargetFacts = {
-  organization_id: '', target_id: null, target_name: '', project_id: null, project_name: '', environment_id: null, environment_name: '',
-};
+/** a created organization is its own place (no parent to read it from) */
+function createdOrganization(body: { id?: unknown; name?: unknown }): repo.TargetFacts | null {
+  const { id, name } = createdIdentity(body);
+  return id ? { organization_id: id, target_id: id, target_name: name, project_id: null, project_name: '', environment_id: null, environment_name: '' } : null;
+}
 
 export function installAuditLog(app: FastifyInstance, db: Db): void {
   const classes = new Map<string, AuditClass | null>();
@@ -80,14 +72,14 @@ export function installAuditLog(app: FastifyInstance, db: Db): void {
         user_agent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 500) : null,
         request_id: String(request.id),
       };
-      const parentId = 'created' in t && t.parentType ? param(request, t.parentParam) : null;
       if ('created' in t && t.parentType) {
-        const created = createdFacts(cls, PLACEHOLDER_PARENT, body);
-        if (parentId && created) await repo.insertCreatedEvent(db, t.parentType, parentId, { ...event, target_id: created.target_id, target_name: created.target_name });
+        const parentId = param(request, t.parentParam);
+        const { id, name } = createdIdentity(body);
+        if (parentId) await repo.insertCreatedEvent(db, t.parentType, parentId, { ...event, target_id: id, target_name: name });
         return payload;
       }
       let facts: repo.TargetFacts | null = before;
-      if ('created' in t) facts = createdFacts(cls, null, body);
+      if ('created' in t) facts = cls.targetType === 'ORGANIZATION' ? createdOrganization(body) : null;
       else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);
       if ('lookup' in t && t.lookup === 'deployment' && facts?.target_type) event.target_type = facts.target_type;
       if (!facts) return payload;
