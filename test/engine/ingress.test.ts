@@ -112,7 +112,9 @@ describe('ingress: Caddy through its admin API', { skip }, () => {
     assert.deepEqual([...result.failures, ...fresher.failures], []);
     assert.equal(result.ok, 2000);
     assert.equal(fresher.ok, 400);
-    assert.equal(fresher.retried, 0);
+    // a new connection opened in the instant Caddy swaps its listener is reset before any answer
+    // and sent again once (0330; seen once in four CI runs): never more than one per connection
+    assert.ok(fresher.retried <= 4, `at most one re-send per fresh connection in flight: ${fresher.retried}`);
     assert.ok(result.retried <= 10, `at most one re-send per open keep-alive connection: ${result.retried}`);
     const byName = count(result.bodies);
     assert.ok(byName.v1! > 300 && byName.v2! > 300, JSON.stringify(byName));
