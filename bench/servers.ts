@@ -1,4 +1,4 @@
-// Child processes of a bench run: berth (`node src/cli/main.ts serve`) on a fresh data directory
+// Child processes of a bench run: berth (`node bin/berth.mjs serve`, what `npm start` runs) on a fresh data directory
 // (and a fresh PostgreSQL database when DATABASE_URL is set, dropped afterwards), and the bare
 // Fastify baseline. Also the numbers read from the outside: time to /readyz 200 and RSS.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -74,7 +74,7 @@ export async function startBerth(env: BerthEnv, nodeFlags: string[] = [], option
     vars.DATABASE_URL = '';
   }
   const role = options.role ? ['--role', options.role] : [];
-  return launch([...nodeFlags, 'src/cli/main.ts', 'serve', ...role], { ...vars, ...options.extraEnv }, await freePort(), options.onLine);
+  return launch([...nodeFlags, 'bin/berth.mjs', 'serve', ...role], { ...vars, ...options.extraEnv }, await freePort(), options.onLine);
 }
 
 export async function startBare(): Promise<Child> {

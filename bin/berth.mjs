@@ -2,8 +2,15 @@
 // The `berth` command. berth runs on Node 24 (TypeScript sources, type stripping); the project
 // carries that runtime as the `node` npm package, so an older system Node re-executes with it
 // (forwarding signals, so Ctrl-C and `kill` reach the real process). On Node 24 it runs in-process.
+// `npm start` runs this file too: it is plain JavaScript so that Node's compile cache is on before
+// the first TypeScript file loads. Every .ts file, main.ts included, is then read back already
+// stripped from the cache, and Node never loads its type stripper (amaro, 17 MiB of WebAssembly
+// resident for the life of the process; decision 0705).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
+
+enableCompileCache?.();
 import { fileURLToPath } from 'node:url';
 
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));

@@ -23,6 +23,7 @@ import { createOpenApiCollector } from './openapi.ts';
 import { registerDocs } from './docs.ts';
 import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
 import { logRequest } from './request-log.ts';
+import { routeHooks } from './route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyInstance { draining: boolean }
@@ -140,10 +141,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
       throw new AppError(429, 'rate_limited', `Rate limit of ${decision.limit} requests per hour exceeded; retry after ${decision.retryAfter} s`);
     }
   });
-  installIdempotency(app, ctx.db);
-  installIgnoredFieldsHeader(app);
-  installLocationHeaders(app, () => patterns);
-  installAuditLog(app, ctx.db);
+  const hooks = routeHooks(app);
+  installIdempotency(hooks, ctx.db);
+  installIgnoredFieldsHeader(hooks);
+  installLocationHeaders(hooks, () => patterns);
+  installAuditLog(hooks, ctx.db);
   installMetrics(app, ctx);
 
   // the operational routes (like every other path) also answer under /api/v1 through the URL rewrite

@@ -1,11 +1,12 @@
 // Idempotency-Key on POST: the first request with a key runs and its reply (status, body) is
 // stored; the same key from the same caller within 24 h replays that reply without doing the
 // work again; the same key with a different request is 409, as is one still in progress.
-// 5xx replies are not kept, so the client can retry them.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// 5xx replies are not kept, so the client can retry them. The hooks sit on POST routes only.
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Db } from '../db/db.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { badRequest, conflict } from '../lib/errors.ts';
+import { methodsOf, type RouteHooks } from './route-hooks.ts';
 
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
@@ -13,8 +14,12 @@ declare module 'fastify' {
   interface FastifyRequest { idempotency?: { principal: string; key: string } }
 }
 
-export function installIdempotency(app: FastifyInstance, db: Db): void {
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+export function installIdempotency(hooks: RouteHooks, db: Db): void {
+  const isPost = (route: RouteOptions) => methodsOf(route).includes('POST');
+  hooks.add('preHandler', (route) => (isPost(route) ? claimKey : undefined));
+  hooks.add('onSend', (route) => (isPost(route) ? keepReply : undefined));
+
+  async function claimKey(request: FastifyRequest, reply: FastifyReply) {
     if (request.method !== 'POST') return;
     const key = request.headers['idempotency-key'];
     if (key === undefined || !request.principal) return;
@@ -48,9 +53,9 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
     reply.code(stored.status).header('idempotent-replayed', 'true');
     if (stored.content_type) reply.type(stored.content_type);
     return reply.send(stored.body ?? undefined);
-  });
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  async function keepReply(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const ticket = request.idempotency;
     if (!ticket) return payload;
     request.idempotency = undefined;
@@ -64,5 +69,5 @@ export function installIdempotency(app: FastifyInstance, db: Db): void {
       );
     }
     return payload;
-  });
+  }
 }

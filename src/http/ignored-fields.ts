@@ -1,7 +1,8 @@
 // Unknown body members are dropped for compatibility (docs/decisions/0003), but silently dropping
 // a typo like `git_repository.brnch` hides it: the response names every dropped member in
 // `X-Berth-Ignored-Fields`. The body is copied before validation and compared after it.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteHooks } from './route-hooks.ts';
 
 export const IGNORED_FIELDS_HEADER = 'x-berth-ignored-fields';
 const MAX_LISTED = 20;
@@ -26,19 +27,21 @@ export function droppedPaths(before: unknown, after: unknown, prefix = ''): stri
   return out;
 }
 
-export function installIgnoredFieldsHeader(app: FastifyInstance): void {
+/** on routes with a body schema only */
+export function installIgnoredFieldsHeader(hooks: RouteHooks): void {
   const snapshots = new WeakMap<FastifyRequest, unknown>();
-  app.addHook('preValidation', async (request) => {
-    if (request.body !== null && typeof request.body === 'object' && request.routeOptions.schema?.body) {
-      snapshots.set(request, structuredClone(request.body));
-    }
-  });
-  app.addHook('preHandler', async (request, reply) => {
+  hooks.add('preValidation', (route) => (route.schema?.body ? snapshot : undefined));
+  hooks.add('preHandler', (route) => (route.schema?.body ? compare : undefined));
+
+  async function snapshot(request: FastifyRequest) {
+    if (request.body !== null && typeof request.body === 'object') snapshots.set(request, structuredClone(request.body));
+  }
+  async function compare(request: FastifyRequest, reply: FastifyReply) {
     const before = snapshots.get(request);
     if (before === undefined) return;
     const dropped = droppedPaths(before, request.body);
     if (dropped.length === 0) return;
     const listed = dropped.slice(0, MAX_LISTED).join(', ');
     reply.header(IGNORED_FIELDS_HEADER, dropped.length > MAX_LISTED ? `${listed}, (+${dropped.length - MAX_LISTED} more)` : listed);
-  });
+  }
 }

@@ -2,16 +2,19 @@
 // the registered routes: `<collection>/<id>`, `/<kind>/<id>` or beside the parent of an action), and a deployment's 202 also
 // carries `Link` to its status and its logs (an environment action's to the environment's
 // status and deployment history).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { methodsOf, type RouteHooks } from './route-hooks.ts';
 
 type Patterns = () => ReadonlyArray<{ method: string; regex: RegExp }>;
 
 interface Answer { id?: unknown; service_id?: unknown; deployments?: unknown }
 
-export function installLocationHeaders(app: FastifyInstance, patterns: Patterns): void {
+/** on routes that may answer 201 or 202 (every method but GET and HEAD) */
+export function installLocationHeaders(hooks: RouteHooks, patterns: Patterns): void {
   const exists = (path: string) => patterns().some((p) => p.regex.test(path));
+  hooks.add('preSerialization', (route) => (methodsOf(route).some((m) => m !== 'GET' && m !== 'HEAD') ? locate : undefined));
 
-  app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+  async function locate(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     if ((reply.statusCode !== 201 && reply.statusCode !== 202) || payload === null || typeof payload !== 'object') return payload;
     const body = payload as Answer;
     if (typeof body.id !== 'string') return payload;
@@ -39,5 +42,5 @@ export function installLocationHeaders(app: FastifyInstance, patterns: Patterns)
     const found = candidates.find((c) => exists(c));
     if (found) reply.header('location', `${prefix}${found}`);
     return payload;
-  });
+  }
 }

@@ -4,8 +4,12 @@
 // Node.js metrics (prom-client's default collectors: CPU, memory, event loop lag, GC, handles).
 // Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; otherwise
 // only loopback clients may read it.
+// prom-client is loaded on the first scrape, not at start (with @opentelemetry/api it is 83
+// modules, ~50 ms of start and memory a berth nobody scrapes never uses; decision 0705): its
+// counters (GC, CPU seconds are absolute) and the event-loop-lag histogram start there, as after a
+// restart, which Prometheus' rate() already handles.
 import type { FastifyInstance } from 'fastify';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../lib/crypto.ts';
 import { AppError } from '../lib/errors.ts';
@@ -20,22 +24,23 @@ export const metricsCollectors: MetricsCollector[] = [];
 interface Series { buckets: number[]; count: number; sum: number }
 
 /** one registry per process for the default metrics (collectDefaultMetrics may run only once per registry) */
-let processRegistry: Registry | undefined;
-function processMetrics(): Registry {
-  if (!processRegistry) {
-    processRegistry = new Registry();
-    collectDefaultMetrics({ register: processRegistry });
-  }
+let processRegistry: Promise<Registry> | undefined;
+function processMetrics(): Promise<Registry> {
+  processRegistry ??= import('prom-client').then(({ Registry, collectDefaultMetrics }) => {
+    const registry = new Registry();
+    collectDefaultMetrics({ register: registry });
+    return registry;
+  });
   return processRegistry;
 }
 
 export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
   const series = new Map<string, Series>();
-  const defaults = processMetrics();
 
-  app.addHook('onResponse', async (request, reply) => {
+  // a callback hook, not an async one: it runs on every request
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics' || route === '/api/v1/metrics') return;
+    if (route === '/metrics' || route === '/api/v1/metrics') return done();
     const key = `${request.method}\u0000${route}\u0000${reply.statusCode}`;
     let s = series.get(key);
     if (!s) {
@@ -46,6 +51,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
     s.count += 1;
     s.sum += seconds;
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]! += 1;
+    done();
   });
 
   for (const path of ['/metrics', '/api/v1/metrics']) app.get(path, { config: { public: true, hidden: true } }, async (request, reply) => {
@@ -70,7 +76,7 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
     }
     lines.push(...(await queueMetrics(ctx)));
     for (const collect of metricsCollectors) lines.push((await collect(ctx).catch(() => '')).trimEnd());
-    lines.push((await defaults.metrics()).trimEnd());
+    lines.push((await (await processMetrics()).metrics()).trimEnd());
     return reply.type('text/plain; version=0.0.4').send(lines.filter(Boolean).join('\n') + '\n');
   });
 }

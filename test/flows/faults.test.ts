@@ -136,7 +136,7 @@ describe('graceful shutdown', () => {
   test('SIGTERM under load: every accepted request is answered and the process exits 0', async () => {
     const port = await freePort();
     const token = 'shutdown-test-token-0123456789abcdefghij';
-    const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve'], {
+    const child = spawn(process.execPath, [join(root, 'bin/berth.mjs'), 'serve'], {
       env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-shutdown-')), BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn', ENGINE: 'simulated' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

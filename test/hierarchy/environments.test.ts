@@ -90,6 +90,24 @@ describe('environments', () => {
     }
   });
 
+
+  test('the list of a project answers 404 once the project is deleted, though its organization was already known; an empty project lists nothing (200)', async () => {
+    const org = await seedOrganization(t);
+    const other = await seedOrganization(t);
+    const pid = await project(org, 'listed');
+    await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'one' } });
+    const listed = await t.request('GET', `/project/${pid}/environment`, { token: org.token });
+    assert.equal(listed.status, 200, listed.raw);
+    assert.deepEqual(listed.body.results.map((e: { name: string }) => e.name), ['one']);
+    // known organization, another caller: still 403, not a page
+    expectErrorBody(await t.request('GET', `/project/${pid}/environment`, { token: other.token }), 403);
+    const empty = await project(org, 'empty');
+    const none = await t.request('GET', `/project/${empty}/environment`, { token: org.token });
+    assert.equal(none.status, 200, none.raw);
+    assert.equal(none.body.results.length, 0);
+    assert.equal((await t.request('DELETE', `/project/${pid}`, { token: org.token })).status, 204);
+    expectErrorBody(await t.request('GET', `/project/${pid}/environment`, { token: org.token }), 404);
+  });
   test('edit changes what is sent; PREVIEW cannot be set by edit; rename clash 409', async () => {
     const org = await seedOrganization(t);
     const pid = await project(org);

@@ -21,7 +21,7 @@ export { freePort };
 /** `as`: the uid/gid to run berth as (a test running as root tries a normal user) */
 export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>, as?: { uid: number; gid: number }): Promise<BerthProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'src/cli/main.ts'), 'serve', '--role', role], {
+  const child = spawn(process.execPath, [join(root, 'bin/berth.mjs'), 'serve', '--role', role], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ENGINE: 'simulated', ...env },
     stdio: ['ignore', 'pipe', 'pipe'], ...as,
   });

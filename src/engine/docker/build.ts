@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, normalize, relative, sep } from 'node:path';
 import tar from 'tar-fs';
 import { EngineFailure } from '../engine.ts';
-import { jsonLines, PullProgress } from './stream.ts';
+import { daemonMessage, jsonLines, PullProgress } from './stream.ts';
 
 // the CommonJS export is the factory; its `default` member is the same factory, which the typings name
 const dockerignore = dockerignoreModule.default;
@@ -54,13 +54,6 @@ async function contextTar(contextDir: string, dockerfile: string): Promise<NodeJ
       return ig.ignores(rel);
     },
   });
-}
-
-/** the message of a failed Engine API call (dockerode puts the daemon's JSON in `json`) */
-export function daemonMessage(err: unknown): string {
-  const e = err as { json?: { message?: string } | null; reason?: string; message?: string; statusCode?: number };
-  const fromJson = e?.json && typeof e.json === 'object' ? e.json.message : undefined;
-  return (fromJson ?? e?.message ?? String(err)).replace(/^\(HTTP code \d+\)[^-]*- /, '').trim();
 }
 
 /**

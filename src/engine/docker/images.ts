@@ -4,8 +4,7 @@
 // own message as EngineFailure('deploy').
 import type Docker from 'dockerode';
 import { EngineFailure } from '../engine.ts';
-import { daemonMessage } from './build.ts';
-import { jsonLines, PullProgress } from './stream.ts';
+import { daemonMessage, jsonLines, PullProgress } from './stream.ts';
 
 export interface RegistryAuth { username: string; password: string; serveraddress: string }
 

@@ -1,5 +1,6 @@
 // The Engine API's progress streams (build, pull, push): newline-delimited JSON objects read as
-// they arrive, and pull/push progress condensed to one line per layer state change.
+// they arrive, pull/push progress condensed to one line per layer state change, and the daemon's
+// own message out of a failed call.
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 
@@ -46,4 +47,11 @@ export class PullProgress {
     this.#last.set(msg.id, msg.status);
     return `${msg.id}: ${msg.status}`;
   }
+}
+
+/** the message of a failed Engine API call (dockerode puts the daemon's JSON in `json`) */
+export function daemonMessage(err: unknown): string {
+  const e = err as { json?: { message?: string } | null; reason?: string; message?: string; statusCode?: number };
+  const fromJson = e?.json && typeof e.json === 'object' ? e.json.message : undefined;
+  return (fromJson ?? e?.message ?? String(err)).replace(/^\(HTTP code \d+\)[^-]*- /, '').trim();
 }

@@ -3,9 +3,11 @@
 // facts become one event. Facts are read before the handler runs (a deleted target keeps its name
 // and place); a creation's come from the answer (id, name) and from its parent, read by the
 // event's insert itself (one statement per creation). A failure to write is logged and never
-// fails the request.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+// fails the request. The hooks sit only on the routes that audit.rules.ts classifies, each with
+// its class worked out once, when the route is registered.
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Db } from '../../db/db.ts';
+import { methodsOf, type RouteHooks } from '../../http/route-hooks.ts';
 import { displayName } from '../access/principal.ts';
 import { classify, type AuditClass } from './audit.rules.ts';
 import * as repo from './audit.repo.ts';
@@ -31,16 +33,18 @@ function createdOrganization(body: { id?: unknown; name?: unknown }): repo.Targe
   return id ? { organization_id: id, target_id: id, target_name: name, project_id: null, project_name: '', environment_id: null, environment_name: '' } : null;
 }
 
-export function installAuditLog(app: FastifyInstance, db: Db): void {
-  const classes = new Map<string, AuditClass | null>();
+export function installAuditLog(hooks: RouteHooks, db: Db): void {
   const pending = new WeakMap<FastifyRequest, Pending>();
+  /** the route's audit class (a route registered for several methods is classified by its first) */
+  const classOf = (route: RouteOptions) => classify(methodsOf(route)[0]!, route.url);
+  hooks.add('preHandler', (route) => {
+    const cls = classOf(route);
+    return cls ? (request: FastifyRequest) => readBefore(request, cls) : undefined;
+  });
+  hooks.add('onSend', (route) => (classOf(route) ? record : undefined));
 
-  app.addHook('preHandler', async (request) => {
-    if (!request.principal || !request.routeOptions.url) return;
-    const key = `${request.method} ${request.routeOptions.url}`;
-    if (!classes.has(key)) classes.set(key, classify(request.method, request.routeOptions.url));
-    const cls = classes.get(key);
-    if (!cls) return;
+  async function readBefore(request: FastifyRequest, cls: AuditClass) {
+    if (!request.principal) return;
     const t = cls.target;
     let before: repo.TargetFacts | null = null;
     if ('param' in t && !('lookup' in t)) {
@@ -52,9 +56,9 @@ export function installAuditLog(app: FastifyInstance, db: Db): void {
     }
     // a creation's place is read from its parent by the event's insert itself (onSend)
     pending.set(request, { cls, before });
-  });
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const p = pending.get(request);
     if (!p || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
     try {
@@ -88,5 +92,5 @@ export function installAuditLog(app: FastifyInstance, db: Db): void {
       request.log.error({ err }, 'could not write the audit event');
     }
     return payload;
-  });
+  }
 }

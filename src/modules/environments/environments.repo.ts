@@ -33,10 +33,12 @@ export async function findEnvironment(db: Queryable, id: string): Promise<Enviro
 }
 
 export async function listEnvironments(db: Queryable, projectId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Environment[]; total: number }> {
-  const { rows, total } = await selectPage<EnvironmentRow>(db,
-    `${SELECT} where e.project_id = $1 and ($2::text is null or lower(e.name) = lower($2)) order by e.created_at, e.id limit $3 offset $4`, [projectId, name],
-    storedCount(`kind = 'environments'`, '$2::text is null',
-      'select count(*) from environments e where e.project_id = $1 and lower(e.name) = lower($2)'), limit, offset);
+  const { rows, total } = name === null
+    ? await selectPage<EnvironmentRow>(db,
+      `${SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`, [projectId], storedCount(`kind = 'environments'`), limit, offset)
+    : await selectPage<EnvironmentRow>(db,
+      `${SELECT} where e.project_id = $1 and lower(e.name) = lower($2) order by e.created_at, e.id limit $3 offset $4`, [projectId, name],
+      'select count(*)::int as n from environments e where e.project_id = $1 and lower(e.name) = lower($2)', limit, offset);
   return { items: rows.map(toEnvironment), total };
 }
 

@@ -88,8 +88,10 @@ export function createEnvironmentsService(deps: {
 
   return {
     async list(p, projectId, req) {
-      await projects.resolve(p, projectId, 'read');
+      await projects.authorizeIn(p, projectId, 'read');
       const { items, total } = await repo.listEnvironments(db, projectId, req.limit, req.offset, req.name ?? null);
+      // an empty page may be a deleted project's: it is a 404 then
+      if (items.length === 0 && !(await projects.exists(projectId))) throw notFound('Project');
       return page(req, items, total);
     },
     async create(p, projectId, body) {

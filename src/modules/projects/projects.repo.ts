@@ -27,11 +27,13 @@ export async function findProject(db: Queryable, id: string): Promise<Project | 
 }
 
 export async function listProjects(db: Queryable, organizationId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Project[]; total: number }> {
-  const { rows, total } = await selectPage<ProjectRow>(db,
-    `select ${COLUMNS} from projects p where p.organization_id = $1 and ($2::text is null or lower(p.name) = lower($2))
-      order by p.created_at, p.id limit $3 offset $4`, [organizationId, name],
-    storedCount(`kind = 'projects'`, '$2::text is null',
-      'select count(*) from projects p where p.organization_id = $1 and lower(p.name) = lower($2)'), limit, offset);
+  const { rows, total } = name === null
+    ? await selectPage<ProjectRow>(db,
+      `select ${COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`, [organizationId],
+      storedCount(`kind = 'projects'`), limit, offset)
+    : await selectPage<ProjectRow>(db,
+      `select ${COLUMNS} from projects p where p.organization_id = $1 and lower(p.name) = lower($2) order by p.created_at, p.id limit $3 offset $4`,
+      [organizationId, name], 'select count(*)::int as n from projects p where p.organization_id = $1 and lower(p.name) = lower($2)', limit, offset);
   return { items: rows.map(toProject), total };
 }
 

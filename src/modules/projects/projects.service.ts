@@ -2,7 +2,9 @@
 // Deleting a project deletes its environments too (and through them their services, variables
 // and rules): they are marked `deleting` and the environment removal hooks run (the engine
 // uninstall), all in the transaction that deletes the rows. `resolve` is how other modules
-// check a caller against a project (404 "Project not found", then 403).
+// check a caller against a project (404 "Project not found", then 403); `authorizeIn` does the
+// same from the project's organization alone, which is read once per process (a project never
+// moves), so a list of a project's children costs no project lookup (issue 15).
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
@@ -22,7 +24,17 @@ export interface ProjectsService {
   remove(p: Principal, projectId: string): Promise<void>;
   /** 404 "Project not found", then 403 when the caller may not do `action` in its organization */
   resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }>;
+  /**
+   * `resolve` without reading the project when its organization is known: 404 when it is not
+   * found, 403 as resolve. A deleted project may still pass (its organization stays known): a
+   * caller that then finds nothing asks `exists` before answering.
+   */
+  authorizeIn(p: Principal, projectId: string, action: Action): Promise<Role>;
+  exists(projectId: string): Promise<boolean>;
 }
+
+/** project id → organization id, bounded (cleared when full, like the membership cache) */
+const ORGANIZATIONS_KEPT = 10_000;
 
 export function createProjectsService(deps: { db: Db; organizations: OrganizationsService; appContext: () => AppContext }): ProjectsService {
   const { db, organizations, appContext } = deps;
@@ -30,12 +42,27 @@ export function createProjectsService(deps: { db: Db; organizations: Organizatio
   async function resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }> {
     const project = await repo.findProject(db, projectId);
     if (!project) throw notFound('Project');
+    rememberOrganization(projectId, project.organization.id);
     const role = await organizations.authorize(p, project.organization.id, action);
     return { ...project, role };
   }
 
+  const organizationOf = new Map<string, string>();
+  function rememberOrganization(projectId: string, organizationId: string): void {
+    if (organizationOf.size >= ORGANIZATIONS_KEPT) organizationOf.clear();
+    organizationOf.set(projectId, organizationId);
+  }
+
   return {
     resolve,
+    async authorizeIn(p, projectId, action) {
+      const organizationId = organizationOf.get(projectId);
+      if (organizationId === undefined) return (await resolve(p, projectId, action)).role;
+      return organizations.authorize(p, organizationId, action);
+    },
+    async exists(projectId) {
+      return (await repo.findProject(db, projectId)) !== null;
+    },
     async list(p, organizationId, req) {
       await organizations.authorize(p, organizationId, 'read');
       const { items, total } = await repo.listProjects(db, organizationId, req.limit, req.offset, req.name ?? null);

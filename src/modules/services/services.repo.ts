@@ -56,13 +56,17 @@ export async function deleteService(db: Queryable, id: string): Promise<boolean>
   return (await db.query('delete from services where id = $1 returning id', [id])).length > 0;
 }
 
-/** services of an environment, optionally of one type, oldest first; total for pagination */
+/** services of an environment, optionally of one type, oldest first; total for pagination (one
+ * SQL text per combination of filters, see storedCount) */
 export async function listServices(db: Queryable, environmentId: string, type: string | null, limit: number | null, offset: number, name: string | null = null): Promise<{ rows: ServiceRow[]; total: number }> {
-  const where = 'where environment_id = $1 and ($2::text is null or type = $2) and ($3::text is null or lower(name) = lower($3))';
-  return selectPage<ServiceRow>(db,
-    `select ${COLUMNS} from services ${where} order by created_at, id limit $4 offset $5`, [environmentId, type, name],
-    storedCount(`(case when $2::text is null then kind like 'services.%' else kind = 'services.' || $2 end)`, '$3::text is null',
-      `select count(*) from services ${where}`), limit, offset);
+  const params: unknown[] = [environmentId];
+  let where = 'where environment_id = $1';
+  if (type !== null) where += ` and type = $${params.push(type)}`;
+  if (name !== null) where += ` and lower(name) = lower($${params.push(name)})`;
+  const count = name !== null ? `select count(*)::int as n from services ${where}`
+    : storedCount(type === null ? `kind like 'services.%'` : `kind = 'services.' || $2`);
+  const at = params.length;
+  return selectPage<ServiceRow>(db, `select ${COLUMNS} from services ${where} order by created_at, id limit $${at + 1} offset $${at + 2}`, params, count, limit, offset);
 }
 
 /** container registries of an organization by id (only those asked for) */
