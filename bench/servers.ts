@@ -1,6 +1,7 @@
 // Child processes of a bench run: berth (`node bin/berth.mjs serve`, what `npm start` runs) on a fresh data directory
 // (and a fresh PostgreSQL database when DATABASE_URL is set, dropped afterwards), and the bare
 // Fastify baseline. Also the numbers read from the outside: time to /readyz 200 and RSS.
+import { SERVER_NODE_FLAGS } from '../src/cli/server-flags.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -74,7 +75,7 @@ export async function startBerth(env: BerthEnv, nodeFlags: string[] = [], option
     vars.DATABASE_URL = '';
   }
   const role = options.role ? ['--role', options.role] : [];
-  return launch([...nodeFlags, 'bin/berth.mjs', 'serve', ...role], { ...vars, ...options.extraEnv }, await freePort(), options.onLine);
+  return launch([...SERVER_NODE_FLAGS, ...nodeFlags, 'bin/berth.mjs', 'serve', ...role], { ...vars, ...options.extraEnv }, await freePort(), options.onLine);
 }
 
 export async function startBare(): Promise<Child> {

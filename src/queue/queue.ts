@@ -38,6 +38,9 @@ export interface QueueOptions {
   pollingIntervalSeconds?: number;
 }
 
+/** how often a kind's second and later slots look for a task when nothing woke them */
+const IDLE_SLOT_POLL_SECONDS = 30;
+
 /** when an enqueue nudges this process's workers of that kind (after the caller's commit, usually) */
 const WAKE_DELAYS_MS = [15, 60];
 
@@ -102,14 +105,18 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
       // polling interval (pg-boss waits `interval - duration` after every fetch, so a 200 ms task
       // left its slot idle 300 ms in 500 ms while thousands waited); an empty fetch goes back to
       // polling. It also lets an enqueue wake every slot, not only the first (see `wake`).
+      // Only the first slot polls at the polling interval: the others poll rarely and are woken
+      // when any slot of the kind gets a task (a backlog then has every slot fetching), so an
+      // idle berth asks once per kind, not once per slot (18 polls per interval → 9).
       const ids: string[] = [];
       for (let slot = 0; slot < (opts.concurrency ?? 1); slot++) {
         let slotId = '';
         slotId = await boss.work<Record<string, unknown>>(
           kind,
-          { batchSize: 1, pollingIntervalSeconds: polling },
+          { batchSize: 1, pollingIntervalSeconds: slot === 0 ? polling : Math.max(polling, IDLE_SLOT_POLL_SECONDS) },
           async ([job]) => {
             if (!job) return;
+            for (const other of ids) if (other !== slotId) boss.notifyWorker(other);
             try {
               await handler(job.data ?? {}, {
                 id: job.id,

@@ -1,6 +1,7 @@
 // Faults the service must survive: Redis unreachable (rate limits fall back to per-process
 // counting with a warning), PostgreSQL unreachable for a while (503 with the error body,
 // readiness red, recovery without a restart), and SIGTERM under load (nothing lost).
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-flags.ts';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -136,7 +137,7 @@ describe('graceful shutdown', () => {
   test('SIGTERM under load: every accepted request is answered and the process exits 0', async () => {
     const port = await freePort();
     const token = 'shutdown-test-token-0123456789abcdefghij';
-    const child = spawn(process.execPath, [join(root, 'bin/berth.mjs'), 'serve'], {
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin/berth.mjs'), 'serve'], {
       env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-shutdown-')), BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn', ENGINE: 'simulated' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

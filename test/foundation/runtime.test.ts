@@ -3,12 +3,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 import { acquireDataDirLock } from '../../src/db/lock.ts';
 import { bootstrap } from '../../src/bootstrap.ts';
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-flags.ts';
 import { eventually, startTestApp, testQueue } from '../support/harness.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -198,5 +199,32 @@ describe('task queue', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('how a berth server process starts', () => {
+  test('npm start and the berth command give Node the server flags (src/cli/server-flags.ts) and enter through bin/berth.mjs', () => {
+    const start: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;
+    const shebang = readFileSync(join(root, 'bin/berth.mjs'), 'utf8').split('\n')[0]!;
+    assert.equal(start, `node ${SERVER_NODE_FLAGS.join(' ')} bin/berth.mjs serve`);
+    assert.equal(shebang, `#!/usr/bin/env -S node ${SERVER_NODE_FLAGS.join(' ')}`);
+  });
+
+  test('with its modules in the compile cache, a berth command never loads the TypeScript stripper', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'berth-compile-cache-'));
+    const report = join(dir, 'amaro');
+    // written when the command exits: whether Node loaded amaro (its TypeScript stripper)
+    const probe = join(dir, 'probe.cjs');
+    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, String(process.moduleLoadList.some((m) => m.includes('amaro')))));`);
+    const run = () => {
+      const r = spawnSync(process.execPath, ['--require', probe, join(root, 'bin/berth.mjs'), 'openapi'], {
+        env: { PATH: process.env.PATH ?? '', NODE_COMPILE_CACHE: join(dir, 'cache'), DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'silent' },
+        encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      return readFileSync(report, 'utf8');
+    };
+    assert.equal(run(), 'true'); // the first run strips and fills the cache
+    assert.equal(run(), 'false');
   });
 });

@@ -1,5 +1,6 @@
 // Real berth processes for scale-out and fault tests: spawn `berth serve --role …` on a port,
 // wait until ready, kill (gracefully or with SIGKILL), collect stderr for diagnostics.
+import { SERVER_NODE_FLAGS } from '../../src/cli/server-flags.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { eventually } from './harness.ts';
@@ -21,7 +22,7 @@ export { freePort };
 /** `as`: the uid/gid to run berth as (a test running as root tries a normal user) */
 export async function startBerth(role: 'all' | 'api' | 'worker', env: Record<string, string>, as?: { uid: number; gid: number }): Promise<BerthProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'bin/berth.mjs'), 'serve', '--role', role], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(root, 'bin/berth.mjs'), 'serve', '--role', role], {
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ENGINE: 'simulated', ...env },
     stdio: ['ignore', 'pipe', 'pipe'], ...as,
   });
