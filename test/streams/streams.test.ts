@@ -108,7 +108,8 @@ describe('live streams', () => {
     const b = await seedService(t, e2, 'CONTAINER', { image_name: 'nginx', tag: '1' }, 'beta');
     const s = await openStream(`${base}/environment/${e2.id}/status/stream`, org.token);
     await s.until((e) => e.length === 2);
-    assert.deepEqual(s.events.map((e) => e.data.name), ['alpha', 'beta']);
+    // two inserts can share a created_at on PGlite (then the order is by id): the set is the point
+    assert.deepEqual(s.events.map((e) => e.data.name).sort(), ['alpha', 'beta']);
     assert.deepEqual(Object.keys(s.events[0]!.data).sort(),
       ['last_deployment_date', 'last_deployment_id', 'last_deployment_status', 'name', 'service_id', 'service_type', 'state']);
     assert.equal(s.events[0]!.data.last_deployment_id, null);
@@ -116,7 +117,7 @@ describe('live streams', () => {
     await s.until((e) => e.some((x) => x.data.service_id === b && x.data.state === 'RUNNING' && x.data.last_deployment_status === 'DEPLOYED'));
     const forB = s.events.filter((e) => e.data.service_id === b);
     assert.ok(forB.every((e) => e.data.last_deployment_id === null || e.data.last_deployment_id === d.body.id));
-    assert.ok(s.events.every((e) => e.data.service_id !== a || e === s.events[0]), 'an untouched service is not repeated');
+    assert.equal(s.events.filter((e) => e.data.service_id === a).length, 1, 'an untouched service is not repeated');
     s.close();
   });
 
