@@ -1,6 +1,7 @@
 // Authorization, checked by every service before it reads or changes anything: the caller's role
 // in an organization (a token's own role in its own organization, a user's membership), then
 // whether that role allows the action. Memberships are cached briefly; changes here invalidate.
+import { rememberBounded } from '../../lib/bounded-map.ts';
 import type { Db } from '../../db/db.ts';
 import { forbidden } from '../../lib/errors.ts';
 import type { Principal } from './principal.ts';
@@ -29,8 +30,7 @@ export function createAccessService(db: Db): AccessService {
       [organizationId, principal.id],
     );
     const role = rows[0]?.role ?? null;
-    if (cache.size > 10_000) cache.clear();
-    cache.set(key, { role, until: now + MEMBERSHIP_TTL_MS });
+    rememberBounded(cache, key, { role, until: now + MEMBERSHIP_TTL_MS });
     return role;
   }
 

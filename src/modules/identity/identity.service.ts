@@ -4,6 +4,7 @@
 // OIDC provider's JWKS (jose caches keys and refetches on an unknown kid, so rotation works),
 // issuer, audience and expiry; the user is recorded on first sight.
 // jose is loaded on the first JWT (a server without OIDC never needs it: 14 MiB)
+import { rememberBounded } from '../../lib/bounded-map.ts';
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { Config } from '../../config/config.ts';
 import type { Db } from '../../db/db.ts';
@@ -14,7 +15,6 @@ import type { Role } from '../access/roles.ts';
 
 const TOKEN_TTL_MS = 10_000;
 const JWT_CACHE_MAX_MS = 60_000;
-const CACHE_LIMIT = 10_000;
 
 export interface IdentityService {
   authenticate(authorization: string | undefined): Promise<Principal>;
@@ -46,11 +46,6 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
     return jwks;
   }
 
-  function remember(map: Map<string, Cached>, key: string, entry: Cached): void {
-    if (map.size >= CACHE_LIMIT) map.clear();
-    map.set(key, entry);
-  }
-
   async function byApiToken(secret: string): Promise<Principal> {
     const hash = sha256Hex(secret);
     const now = Date.now();
@@ -68,7 +63,7 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
     const principal: Principal = {
       kind: 'token', id: row.id, organizationId: row.organization_id, role: row.role, name: row.name, key: `t:${row.id}`,
     };
-    remember(tokens, hash, { principal, until: now + TOKEN_TTL_MS });
+    rememberBounded(tokens, hash, { principal, until: now + TOKEN_TTL_MS });
     void db.query('update api_tokens set last_used_at = now() where id = $1', [row.id]).catch(() => {});
     return principal;
   }
@@ -101,7 +96,7 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
       emailVerified: payload.email_verified !== false, key: `u:${rows[0]!.id}`,
     };
     const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
-    remember(jwts, cacheKey, { principal, until: Math.min(expiresAt, now + JWT_CACHE_MAX_MS) });
+    rememberBounded(jwts, cacheKey, { principal, until: Math.min(expiresAt, now + JWT_CACHE_MAX_MS) });
     return principal;
   }
 

@@ -5,6 +5,7 @@
 // check a caller against a project (404 "Project not found", then 403); `authorizeIn` does the
 // same from the project's organization alone, which is read once per process (a project never
 // moves), so a list of a project's children costs no project lookup (issue 15).
+import { rememberBounded } from '../../lib/bounded-map.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
@@ -33,25 +34,21 @@ export interface ProjectsService {
   exists(projectId: string): Promise<boolean>;
 }
 
-/** project id → organization id, bounded (cleared when full, like the membership cache) */
-const ORGANIZATIONS_KEPT = 10_000;
 
 export function createProjectsService(deps: { db: Db; organizations: OrganizationsService; appContext: () => AppContext }): ProjectsService {
   const { db, organizations, appContext } = deps;
 
+  /** project id → organization id: a project never moves, so an entry never goes stale */
+  const organizationOf = new Map<string, string>();
+
   async function resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }> {
     const project = await repo.findProject(db, projectId);
     if (!project) throw notFound('Project');
-    rememberOrganization(projectId, project.organization.id);
+    rememberBounded(organizationOf, projectId, project.organization.id);
     const role = await organizations.authorize(p, project.organization.id, action);
     return { ...project, role };
   }
 
-  const organizationOf = new Map<string, string>();
-  function rememberOrganization(projectId: string, organizationId: string): void {
-    if (organizationOf.size >= ORGANIZATIONS_KEPT) organizationOf.clear();
-    organizationOf.set(projectId, organizationId);
-  }
 
   return {
     resolve,
