@@ -33,7 +33,7 @@ async function openDriver(): Promise<Query> {
 // (organizations.repo.ts, projects.repo.ts, environments.repo.ts), written out.
 const ORGANIZATION = 'select id, name, description, plan, website_url, repository, logo_url, icon_url, admin_emails, owner_user_id, created_at, updated_at from organizations where id = $1';
 const PROJECT_COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
-  coalesce((select n from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
+  coalesce((select sum(n) from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
 // totals are stored counts (migrations/0011_row_counts.sql), as in berth's storedCount
 const STORED_TOTAL = 'select coalesce(sum(n), 0)::int as n from row_counts where parent_id = $1 and kind = $2';
 const ENVIRONMENT_SELECT = `select e.id, e.organization_id, e.project_id, e.cluster_id, e.name, e.mode, e.auto_preview, e.expires_at,

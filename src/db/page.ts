@@ -3,7 +3,8 @@
 // for a page of 20 among 10,000 environments, measured). With no limit (a configuration list
 // asked without page parameters) the count is the number of rows and no count query runs.
 // Totals of the lists that can grow large come from `row_counts` (storedCount below), kept exact
-// by triggers (migrations/0011_row_counts.sql), so a page costs the same at 1,000 and 100,000 rows.
+// by triggers (migrations/0011_row_counts.sql; spread over shards, 0014: a total is their sum), so
+// a page costs the same at 1,000 and 100,000 rows.
 import type { Queryable } from './db.ts';
 
 /** `pageSql` must end with `limit $n offset $n+1`, its last two parameters */
@@ -30,4 +31,4 @@ export function storedCount(kindSql: string): string {
 }
 
 /** the stored count of children of one kind: parameters (parent id, kind) */
-export const STORED_COUNT = 'select coalesce((select n from row_counts where parent_id = $1 and kind = $2), 0)::int as n';
+export const STORED_COUNT = 'select coalesce(sum(n), 0)::int as n from row_counts where parent_id = $1 and kind = $2';

@@ -12,7 +12,7 @@ interface ProjectRow {
 }
 
 const COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
-  coalesce((select n from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
+  coalesce((select sum(n) from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
 
 function toProject(r: ProjectRow): Project {
   return {
