@@ -2,15 +2,17 @@
 // answered 2xx by an authenticated caller) the route's meaning (audit.rules.ts) and its target's
 // facts become one event. Facts are read before the handler runs (a deleted target keeps its name
 // and place); a creation's come from the answer (id, name) and from its parent, read by the
-// event's insert itself (one statement per creation). A failure to write is logged and never
-// fails the request. The hooks sit only on the routes that audit.rules.ts classifies, each with
-// its class worked out once, when the route is registered.
+// event's insert itself. Events are written in batches (audit.writer.ts): the answer waits for
+// its event's commit, shared with the events of concurrent requests. A failure to write is logged
+// and never fails the request. The hooks sit only on the routes that audit.rules.ts classifies,
+// each with its class worked out once, when the route is registered.
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Db } from '../../db/db.ts';
 import { methodsOf, type RouteHooks } from '../../http/route-hooks.ts';
 import { displayName } from '../access/principal.ts';
 import { classify, type AuditClass } from './audit.rules.ts';
 import * as repo from './audit.repo.ts';
+import { createAuditWriter } from './audit.writer.ts';
 
 const ORIGINS = new Set(['API', 'CLI', 'CONSOLE', 'GIT', 'QOVERY_INTERNAL', 'SKILL', 'TERRAFORM_PROVIDER']);
 
@@ -35,6 +37,7 @@ function createdOrganization(body: { id?: unknown; name?: unknown }): repo.Targe
 
 export function installAuditLog(hooks: RouteHooks, db: Db): void {
   const pending = new WeakMap<FastifyRequest, Pending>();
+  const writer = createAuditWriter(db);
   /** the route's audit class (a route registered for several methods is classified by its first) */
   const classOf = (route: RouteOptions) => classify(methodsOf(route)[0]!, route.url);
   hooks.add('preHandler', (route) => {
@@ -79,7 +82,7 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       if ('created' in t && t.parentType) {
         const parentId = param(request, t.parentParam);
         const { id, name } = createdIdentity(body);
-        if (parentId) await repo.insertCreatedEvent(db, t.parentType, parentId, { ...event, target_id: id, target_name: name });
+        if (parentId) await writer.write({ ...event, target_id: id, target_name: name, parent_type: t.parentType, parent_id: parentId });
         return payload;
       }
       let facts: repo.TargetFacts | null = before;
@@ -87,7 +90,7 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);
       if ('lookup' in t && t.lookup === 'deployment' && facts?.target_type) event.target_type = facts.target_type;
       if (!facts) return payload;
-      await repo.insertEvent(db, { ...facts, ...event });
+      await writer.write({ ...facts, ...event });
     } catch (err) {
       request.log.error({ err }, 'could not write the audit event');
     }

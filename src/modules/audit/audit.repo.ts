@@ -63,29 +63,45 @@ export interface NewEvent extends Omit<TargetFacts, 'target_type'> {
 const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
   triggered_by, principal_kind, principal_id, project_id, project_name, environment_id, environment_name, user_agent, request_id`;
 
-export async function insertEvent(db: Queryable, e: NewEvent): Promise<void> {
-  await db.query(
-    `insert into audit_events (${EVENT_COLUMNS})
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-    [e.organization_id, e.event_type, e.target_type, e.target_id, e.target_name, e.sub_target_type, e.change, e.origin, e.triggered_by,
-      e.principal_kind, e.principal_id, e.project_id, e.project_name, e.environment_id, e.environment_name, e.user_agent, e.request_id]);
+/** an event to write: with its facts, or (a creation) with the parent its place is read from */
+export type BatchedEvent = NewEvent | CreatedEvent;
+
+export interface CreatedEvent extends Omit<NewEvent, 'organization_id' | 'project_id' | 'project_name' | 'environment_id' | 'environment_name'> {
+  parent_type: TargetType; parent_id: string;
 }
 
-/** a creation's event in one statement: its organization and place are read from its parent
- * (`parentType` row `parentId`) by the insert itself; a created project or environment is its own
- * place. Nothing is written when the parent is gone. */
-export async function insertCreatedEvent(db: Queryable, parentType: TargetType, parentId: string,
-  e: Omit<NewEvent, 'organization_id' | 'project_id' | 'project_name' | 'environment_id' | 'environment_name'>): Promise<void> {
-  const ownProject = e.target_type === 'PROJECT';
-  const ownEnvironment = e.target_type === 'ENVIRONMENT';
-  await db.query(
-    `insert into audit_events (${EVENT_COLUMNS})
-     select f.organization_id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-       ${ownProject ? '$4' : 'f.project_id'}, ${ownProject ? '$5' : 'f.project_name'},
-       ${ownEnvironment ? '$4' : 'f.environment_id'}, ${ownEnvironment ? '$5' : 'f.environment_name'}, $12, $13
-     from (${BY_TYPE[parentType]}) f`,
-    [parentId, e.event_type, e.target_type, e.target_id, e.target_name, e.sub_target_type, e.change, e.origin, e.triggered_by,
-      e.principal_kind, e.principal_id, e.user_agent, e.request_id]);
+const COLUMN_TYPES = `n int, parent_type text, parent_id uuid, organization_id uuid, event_type text, target_type text,
+  target_id uuid, target_name text, sub_target_type text, change text, origin text, triggered_by text, principal_kind text,
+  principal_id uuid, project_id uuid, project_name text, environment_id uuid, environment_name text, user_agent text, request_id text`;
+
+/** the parent's facts for a creation's event, whatever the parent's type (a branch per distinct lookup) */
+const PARENT_FACTS = [...Map.groupBy(Object.keys(BY_TYPE) as TargetType[], (type) => BY_TYPE[type]).entries()]
+  .map(([sql, types]) => `${sql.replace('$1', 'b.parent_id')} and b.parent_type in (${types.map((t) => `'${t}'`).join(', ')})`)
+  .join('\n    union all ');
+
+const INSERT_EVENTS = `insert into audit_events (${EVENT_COLUMNS})
+  select coalesce(b.organization_id, f.organization_id), b.event_type, b.target_type, b.target_id, b.target_name, b.sub_target_type,
+    b.change, b.origin, b.triggered_by, b.principal_kind, b.principal_id, coalesce(b.project_id, f.project_id),
+    coalesce(b.project_name, f.project_name, ''), coalesce(b.environment_id, f.environment_id),
+    coalesce(b.environment_name, f.environment_name, ''), b.user_agent, b.request_id
+  from jsonb_to_recordset($1::jsonb) as b (${COLUMN_TYPES})
+  left join lateral (${PARENT_FACTS}) f on true
+  where b.parent_type is null or f.organization_id is not null
+  order by b.n`;
+
+/**
+ * Events in one statement, in the order given. A creation's organization and place are read from
+ * its parent by the insert itself (a created project or environment is its own place); nothing is
+ * written for a creation whose parent is gone.
+ */
+export async function insertEvents(db: Queryable, events: readonly BatchedEvent[]): Promise<void> {
+  const rows = events.map((e, n) => {
+    if (!('parent_type' in e)) return { ...e, n };
+    const own = e.target_type === 'PROJECT' ? { project_id: e.target_id, project_name: e.target_name }
+      : e.target_type === 'ENVIRONMENT' ? { environment_id: e.target_id, environment_name: e.target_name } : {};
+    return { ...e, ...own, n };
+  });
+  await db.query(INSERT_EVENTS, [JSON.stringify(rows)]);
 }
 
 export interface EventFilter {
