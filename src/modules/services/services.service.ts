@@ -115,13 +115,14 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
       const env = await scope.environment(p, environmentId, 'write');
       if (env.deleting) throw conflict('The environment is being deleted');
       const name = checkName(body.name);
-      const row = await db.transaction(async (tx) => {
-        const built = await h.build(body, { env, db: tx, sealer });
-        await checkServiceGroupRefs(tx, env.organizationId, built.spec);
-        return repo.insertService(tx, {
-          organizationId: env.organizationId, projectId: env.projectId, environmentId: env.environmentId, type: h.type,
-          name, slug: slugify(name), spec: built.spec, secrets: built.secrets ?? {}, advancedSettings: built.advancedSettings ?? {},
-        });
+      // no transaction: the checks only read (a transaction at READ COMMITTED would not keep a
+      // registry or group from being deleted before the insert either) and the insert is one
+      // statement; BEGIN and COMMIT were two of a create's five round trips (issue 15)
+      const built = await h.build(body, { env, db, sealer });
+      await checkServiceGroupRefs(db, env.organizationId, built.spec);
+      const row = await repo.insertService(db, {
+        organizationId: env.organizationId, projectId: env.projectId, environmentId: env.environmentId, type: h.type,
+        name, slug: slugify(name), spec: built.spec, secrets: built.secrets ?? {}, advancedSettings: built.advancedSettings ?? {},
       });
       return (await present(h, [row], env))[0]!;
     },
