@@ -3,10 +3,11 @@
 // route and to its raw counterpart are computed within its round, and the table shows medians.
 import autocannon from 'autocannon';
 import type { BenchCase } from './cases.ts';
+import { cpuPerRequest, cpuSnapshot, type CpuSnapshot } from './cpu.ts';
 
 export const CONNECTIONS = 10;
 
-export interface Sample { rps: number; p50: number; p99: number; non2xx: number; errors: number }
+export interface Sample { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpu: CpuSnapshot }
 export interface CaseResult {
   samples: Sample[];
   /** ÷ the bare route, per round */
@@ -18,11 +19,12 @@ export interface CaseResult {
 let uniqueCounter = 0;
 const RUN_TAG = Date.now().toString(36);
 
-export async function runOnce(baseUrl: string, token: string, c: BenchCase, seconds: number, amount?: number): Promise<Sample> {
+export async function runOnce(baseUrl: string, token: string, c: BenchCase, seconds: number, amount?: number, serverPid?: number): Promise<Sample> {
   const req = c.request!;
   const headers: Record<string, string> = c.server === 'berth' ? { authorization: `Token ${token}` } : {};
   if (req.body !== undefined) headers['content-type'] = 'application/json';
   const template = req.body;
+  const cpuBefore = cpuSnapshot(serverPid);
   const result = await autocannon({
     url: baseUrl,
     connections: CONNECTIONS,
@@ -44,6 +46,7 @@ export async function runOnce(baseUrl: string, token: string, c: BenchCase, seco
     p99: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    cpu: cpuPerRequest(cpuBefore, cpuSnapshot(serverPid), Math.max(1, result.requests.total)),
   };
 }
 
@@ -57,6 +60,7 @@ export function median(values: number[]): number {
 export async function runRounds(
   cases: BenchCase[],
   urlOf: (c: BenchCase) => string,
+  pidOf: (c: BenchCase) => number | undefined,
   token: string,
   options: { rounds: number; seconds: number; amount?: number | undefined; warmupSeconds: number; log: (line: string) => void },
 ): Promise<Map<string, CaseResult>> {
@@ -72,7 +76,7 @@ export async function runRounds(
     const order = active.map((_, i) => active[(i + round) % active.length]!);
     const inRound = new Map<string, Sample>();
     for (const c of order) {
-      const s = await runOnce(urlOf(c), token, c, options.seconds, options.amount);
+      const s = await runOnce(urlOf(c), token, c, options.seconds, options.amount, pidOf(c));
       inRound.set(c.id, s);
       results.get(c.id)!.samples.push(s);
     }

@@ -31,8 +31,8 @@ function verdict(c: BenchCase, r: CaseResult | undefined, db: DbKind): string {
 }
 
 export function formatTable(runs: DbRun[]): string {
-  const header = ['db', 'case', 'req/s', 'p50 ms', 'p99 ms', '÷ raw', '÷ bare', 'target', 'result'];
-  const numeric = (i: number) => i >= 2 && i <= 6;
+  const header = ['db', 'case', 'req/s', 'p50 ms', 'p99 ms', '÷ raw', '÷ bare', 'CPU µs/req server / db / load', 'target', 'result'];
+  const numeric = (i: number) => i >= 2 && i <= 7;
   const rows: string[][] = [];
   for (const run of runs) {
     for (const c of run.cases) {
@@ -42,10 +42,11 @@ export function formatTable(runs: DbRun[]): string {
       const num = (v: number, digits = 0) => (Number.isNaN(v) ? '—' : v.toFixed(digits));
       rows.push([
         run.db, c.label, num(med((s) => s.rps)), num(med((s) => s.p50)), num(med((s) => s.p99)),
-        r && r.rawRatios.length ? median(r.rawRatios).toFixed(3) : '', r ? median(r.ratios).toFixed(3) : '—', c.target ? `≥ ${c.target[targetKind(run.db)]}` : '', verdict(c, r, run.db),
+        r && r.rawRatios.length ? median(r.rawRatios).toFixed(3) : '', r ? median(r.ratios).toFixed(3) : '—',
+        [med((s) => s.cpu.server), med((s) => s.cpu.database), med((s) => s.cpu.load)].map((v) => num(v)).join(' / '), c.target ? `≥ ${c.target[targetKind(run.db)]}` : '', verdict(c, r, run.db),
       ]);
     }
-    const fact = (label: string, value: string) => rows.push([run.db, label, '', '', '', '', '', '', value]);
+    const fact = (label: string, value: string) => rows.push([run.db, label, '', '', '', '', '', '', '', value]);
     fact('startup to /readyz 200, empty data dir', `${run.startupEmptyMs.toFixed(0)} ms`);
     fact('startup to /readyz 200, existing data dir', `${run.startupExistingMs.toFixed(0)} ms`);
     fact(`idle RSS (VmRSS ${run.idleAfterSeconds} s after start)`, `${run.idleRssMiB.toFixed(0)} MiB`);

@@ -85,7 +85,8 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     for (const c of cases) if (c.skip && c.server !== 'raw') log(`skip ${c.id}: ${c.skip}`);
     const urlOf = (c: BenchCase) => (c.server === 'bare' ? bare.url : c.server === 'raw' ? raw.url : berth.url);
     const peakSampler = sampleTreePeak(berth.proc.pid!, rawBackends?.pids);
-    const results = await runRounds(cases, urlOf, env.bootstrapToken, { rounds: ROUNDS, seconds: SECONDS, amount: AMOUNT, warmupSeconds: WARMUP, log });
+    const pidOf = (c: BenchCase) => (c.server === 'bare' ? bare : c.server === 'raw' ? raw : berth).proc.pid;
+    const results = await runRounds(cases, urlOf, pidOf, env.bootstrapToken, { rounds: ROUNDS, seconds: SECONDS, amount: AMOUNT, warmupSeconds: WARMUP, log });
     const peakRssMiB = memoryMiB(berth, 'VmHWM');
     const peakTree = await peakSampler.stop();
     await rawBackends?.close();
