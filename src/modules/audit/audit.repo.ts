@@ -70,38 +70,47 @@ export interface CreatedEvent extends Omit<NewEvent, 'organization_id' | 'projec
   parent_type: TargetType; parent_id: string;
 }
 
-const COLUMN_TYPES = `n int, parent_type text, parent_id uuid, organization_id uuid, event_type text, target_type text,
-  target_id uuid, target_name text, sub_target_type text, change text, origin text, triggered_by text, principal_kind text,
-  principal_id uuid, project_id uuid, project_name text, environment_id uuid, environment_name text, user_agent text, request_id text`;
+/** each event column with its array type: a batch is sent as one array per column */
+const BATCH_COLUMNS: ReadonlyArray<readonly [keyof NewEvent, string]> = [
+  ['organization_id', 'uuid'], ['event_type', 'text'], ['target_type', 'text'], ['target_id', 'uuid'], ['target_name', 'text'],
+  ['sub_target_type', 'text'], ['change', 'text'], ['origin', 'text'], ['triggered_by', 'text'], ['principal_kind', 'text'],
+  ['principal_id', 'uuid'], ['project_id', 'uuid'], ['project_name', 'text'], ['environment_id', 'uuid'], ['environment_name', 'text'],
+  ['user_agent', 'text'], ['request_id', 'text'],
+];
+const UNNEST = `unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}, $${BATCH_COLUMNS.length + 1}::uuid[])
+  with ordinality as b (${BATCH_COLUMNS.map(([name]) => name).join(', ')}, parent_id, ord)`;
 
-/** the parent's facts for a creation's event, whatever the parent's type (a branch per distinct lookup) */
-const PARENT_FACTS = [...Map.groupBy(Object.keys(BY_TYPE) as TargetType[], (type) => BY_TYPE[type]).entries()]
-  .map(([sql, types]) => `${sql.replace('$1', 'b.parent_id')} and b.parent_type in (${types.map((t) => `'${t}'`).join(', ')})`)
-  .join('\n    union all ');
+/** events with their facts */
+const INSERT_EVENTS = `insert into audit_events (${EVENT_COLUMNS}) select ${BATCH_COLUMNS.map(([name]) => `b.${name}`).join(', ')} from ${UNNEST} order by b.ord`;
 
-const INSERT_EVENTS = `insert into audit_events (${EVENT_COLUMNS})
-  select coalesce(b.organization_id, f.organization_id), b.event_type, b.target_type, b.target_id, b.target_name, b.sub_target_type,
-    b.change, b.origin, b.triggered_by, b.principal_kind, b.principal_id, coalesce(b.project_id, f.project_id),
-    coalesce(b.project_name, f.project_name, ''), coalesce(b.environment_id, f.environment_id),
-    coalesce(b.environment_name, f.environment_name, ''), b.user_agent, b.request_id
-  from jsonb_to_recordset($1::jsonb) as b (${COLUMN_TYPES})
-  left join lateral (${PARENT_FACTS}) f on true
-  where b.parent_type is null or f.organization_id is not null
-  order by b.n`;
+/** creations under parents of one type: organization and place read from the parent, unless the
+ * creation is its own place (a project's or environment's own members are sent) */
+const PLACED = (['project_id', 'project_name', 'environment_id', 'environment_name'] as const);
+const INSERT_CREATED = Object.fromEntries((Object.keys(BY_TYPE) as TargetType[]).map((type) => [type,
+  `insert into audit_events (${EVENT_COLUMNS})
+   select ${BATCH_COLUMNS.map(([name]) => (name === 'organization_id' ? 'f.organization_id'
+    : (PLACED as readonly string[]).includes(name) ? `coalesce(b.${name}, f.${name})` : `b.${name}`)).join(', ')}
+   from ${UNNEST} cross join lateral (${BY_TYPE[type].replace('$1', 'b.parent_id')}) f order by b.ord`])) as Record<TargetType, string>;
+
+async function insertBatch(db: Queryable, sql: string, events: ReadonlyArray<Partial<NewEvent> & { parent_id?: string }>): Promise<void> {
+  await db.query(sql, [...BATCH_COLUMNS.map(([name]) => events.map((e) => e[name] ?? null)), events.map((e) => e.parent_id ?? null)]);
+}
 
 /**
- * Events in one statement, in the order given. A creation's organization and place are read from
- * its parent by the insert itself (a created project or environment is its own place); nothing is
- * written for a creation whose parent is gone.
+ * Events in as few statements as there are kinds among them (those with their facts; creations,
+ * by the type of their parent), each kind in the order given. A creation's organization and place
+ * are read from its parent by the insert itself (a created project or environment is its own
+ * place); nothing is written for a creation whose parent is gone.
  */
 export async function insertEvents(db: Queryable, events: readonly BatchedEvent[]): Promise<void> {
-  const rows = events.map((e, n) => {
-    if (!('parent_type' in e)) return { ...e, n };
-    const own = e.target_type === 'PROJECT' ? { project_id: e.target_id, project_name: e.target_name }
-      : e.target_type === 'ENVIRONMENT' ? { environment_id: e.target_id, environment_name: e.target_name } : {};
-    return { ...e, ...own, n };
-  });
-  await db.query(INSERT_EVENTS, [JSON.stringify(rows)]);
+  const placed = events.filter((e): e is NewEvent => !('parent_type' in e));
+  if (placed.length > 0) await insertBatch(db, INSERT_EVENTS, placed);
+  const created = Map.groupBy(events.filter((e): e is CreatedEvent => 'parent_type' in e), (e) => e.parent_type);
+  for (const [parentType, group] of created) {
+    await insertBatch(db, INSERT_CREATED[parentType], group.map((e) => (
+      e.target_type === 'PROJECT' ? { ...e, project_id: e.target_id, project_name: e.target_name }
+        : e.target_type === 'ENVIRONMENT' ? { ...e, environment_id: e.target_id, environment_name: e.target_name } : e)));
+  }
 }
 
 export interface EventFilter {
