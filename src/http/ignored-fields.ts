@@ -11,18 +11,21 @@ function segment(key: string): string {
   return /^[\w$@-]+$/.test(key) ? key : encodeURIComponent(key);
 }
 
-/** paths of members present in `before` and absent from `after` (what validation removed) */
-export function droppedPaths(before: unknown, after: unknown, prefix = ''): string[] {
+/** paths of members present in `before` and absent from `after` (what validation removed); a
+ * member's path is built only when it was removed or holds members of its own */
+export function droppedPaths(before: unknown, after: unknown, prefix = '', out: string[] = []): string[] {
   if (Array.isArray(before)) {
-    if (!Array.isArray(after)) return [];
-    return before.flatMap((item, i) => droppedPaths(item, after[i], `${prefix}[${i}]`));
+    if (!Array.isArray(after)) return out;
+    before.forEach((item, i) => {
+      if (item !== null && typeof item === 'object') droppedPaths(item, after[i], `${prefix}[${i}]`, out);
+    });
+    return out;
   }
-  if (before === null || typeof before !== 'object' || after === null || typeof after !== 'object' || Array.isArray(after)) return [];
-  const out: string[] = [];
-  for (const [key, value] of Object.entries(before)) {
-    const path = prefix ? `${prefix}.${segment(key)}` : segment(key);
-    if (!Object.hasOwn(after, key)) out.push(path);
-    else out.push(...droppedPaths(value, (after as Record<string, unknown>)[key], path));
+  if (before === null || typeof before !== 'object' || after === null || typeof after !== 'object' || Array.isArray(after)) return out;
+  for (const key of Object.keys(before)) {
+    const value = (before as Record<string, unknown>)[key];
+    if (!Object.hasOwn(after, key)) out.push(prefix ? `${prefix}.${segment(key)}` : segment(key));
+    else if (value !== null && typeof value === 'object') droppedPaths(value, (after as Record<string, unknown>)[key], prefix ? `${prefix}.${segment(key)}` : segment(key), out);
   }
   return out;
 }
