@@ -142,6 +142,8 @@ export function buildCases(fx: Fixtures, problems: Record<string, string>): Benc
     (path ? { unique: true, request: { method: 'POST' as const, path, body: JSON.stringify(body) } } : { skip: missing(...why) });
   const orgPath = org && `/organization/${org}`;
   const projectBody = { name: '__NAME__', description: 'bench project' };
+  const jobPath = fx.serviceEnvironmentId && `/environment/${fx.serviceEnvironmentId}/job`;
+  const workflowPath = fx.serviceEnvironmentId && `/environment/${fx.serviceEnvironmentId}/agenticWorkflow`;
   const cases: BenchCase[] = [
     { id: 'bare', label: 'bare Fastify GET / (baseline)', server: 'bare', request: { method: 'GET', path: '/' } },
     // diagnostic, no target: berth's framework cost alone (hooks, logger, request id; no auth, no DB)
@@ -170,13 +172,15 @@ export function buildCases(fx: Fixtures, problems: Record<string, string>): Benc
     { id: 'createProject', label: 'POST /organization/{id}/project', server: 'berth', target: { postgres: 0.7, pglite: 0.7 }, rawId: 'raw:insert', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
     { id: 'raw:insert', label: '  raw: insert into projects … returning', server: 'raw', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
     {
-      id: 'createJob', label: 'POST /environment/{id}/job (full body) ÷ raw insert', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insert',
-      ...post(fx.serviceEnvironmentId && `/environment/${fx.serviceEnvironmentId}/job`, JOB_BODY, ['organization', 'cluster', 'project', 'environment']),
+      id: 'createJob', label: 'POST /environment/{id}/job (full body)', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insertJob',
+      ...post(jobPath, JOB_BODY, ['organization', 'cluster', 'project', 'environment']),
     },
+    { id: 'raw:insertJob', label: '  raw: insert of the same row', server: 'raw', ...post(jobPath, JOB_BODY, ['environment']) },
     {
-      id: 'createAgenticWorkflow', label: 'POST /environment/{id}/agenticWorkflow (full body) ÷ raw insert', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insert',
-      ...post(fx.serviceEnvironmentId && `/environment/${fx.serviceEnvironmentId}/agenticWorkflow`, WORKFLOW_BODY, ['organization', 'cluster', 'project', 'environment']),
+      id: 'createAgenticWorkflow', label: 'POST /environment/{id}/agenticWorkflow (full body)', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insertWorkflow',
+      ...post(workflowPath, WORKFLOW_BODY, ['organization', 'cluster', 'project', 'environment']),
     },
+    { id: 'raw:insertWorkflow', label: '  raw: insert of the same rows', server: 'raw', ...post(workflowPath, WORKFLOW_BODY, ['environment']) },
   ];
   return cases;
 }

@@ -75,5 +75,27 @@ app.post<IdParams & { Body: { name: string; description?: string } }>('/organiza
   return reply.code(201).send(rows[0]);
 });
 
+// the full-body creates, each compared with the insert of the same row in one statement (the body
+// stored as the service's spec, its place read from the environment by the insert)
+type EnvBody = IdParams & { Body: { name: string } };
+app.post<EnvBody>('/environment/:id/job', async (req, reply) => {
+  const rows = await query(`insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets, advanced_settings)
+    select e.organization_id, e.project_id, e.id, 'JOB', $2, lower($2), $3::jsonb, '{}'::jsonb, '{}'::jsonb from environments e where e.id = $1
+    returning id, organization_id, project_id, environment_id, type, name, slug, spec, state, deployment_status, created_at, updated_at`,
+  [req.params.id, req.body.name, JSON.stringify(req.body)]);
+  return reply.code(201).send(rows[0]);
+});
+app.post<EnvBody>('/environment/:id/agenticWorkflow', async (req, reply) => {
+  const rows = await query(`with s as (
+      insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets)
+      select e.organization_id, e.project_id, e.id, 'AGENTIC_WORKFLOW', $2, lower($2), $3::jsonb, '{}'::jsonb from environments e where e.id = $1
+      returning id, organization_id, environment_id, name, slug, spec, created_at, updated_at),
+    w as (insert into agentic_workflows (service_id, organization_id, next_run_at, llm_provider_id)
+      select s.id, s.organization_id, now() + interval '1 hour', null from s returning next_run_at)
+    select s.*, w.next_run_at from s, w`,
+  [req.params.id, req.body.name, JSON.stringify(req.body)]);
+  return reply.code(201).send(rows[0]);
+});
+
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' });
 process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
