@@ -12,6 +12,7 @@ import type { AppContext } from '../context.ts';
 import { appliedVersion, latestVersion } from '../db/migrate.ts';
 import { AppError, unavailable } from '../lib/errors.ts';
 import type { Principal } from '../modules/access/principal.ts';
+import type { RateDecision } from './rate-limit.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
 import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
@@ -127,19 +128,31 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   // set when shutdown begins: readiness goes red and every response closes its connection, so
   // clients move to another process before this one stops accepting
   app.decorate('draining', false);
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header('x-request-id', request.id);
-    if (app.draining) reply.header('connection', 'close');
-    if (request.routeOptions.config?.public || request.is404) return;
-    request.principal = await ctx.services.identity.authenticate(request.headers.authorization);
-    const decision = await ctx.rateLimiter.hit(request.principal.key);
+  /** the rate-limit headers, and the 429 when the budget is spent */
+  function applyRateDecision(reply: FastifyReply, decision: RateDecision): AppError | undefined {
     reply.header('x-ratelimit-limit', decision.limit);
     reply.header('x-ratelimit-remaining', decision.remaining);
     reply.header('x-ratelimit-reset', decision.reset);
-    if (!decision.allowed) {
-      reply.header('retry-after', decision.retryAfter);
-      throw new AppError(429, 'rate_limited', `Rate limit of ${decision.limit} requests per hour exceeded; retry after ${decision.retryAfter} s`);
+    if (decision.allowed) return undefined;
+    reply.header('retry-after', decision.retryAfter);
+    return new AppError(429, 'rate_limited', `Rate limit of ${decision.limit} requests per hour exceeded; retry after ${decision.retryAfter} s`);
+  }
+  // a callback hook: a caller seen in the last seconds, counted in this process, is let through
+  // with no promise at all; otherwise authentication (and the shared counter) are awaited
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    reply.header('x-request-id', request.id);
+    if (app.draining) reply.header('connection', 'close');
+    if (request.routeOptions.config?.public || request.is404) return done();
+    const known = ctx.services.identity.cached(request.headers.authorization);
+    const decision = known && ctx.rateLimiter.hitNow(known.key);
+    if (known && decision) {
+      request.principal = known;
+      return done(applyRateDecision(reply, decision));
     }
+    (async () => {
+      request.principal = await ctx.services.identity.authenticate(request.headers.authorization);
+      return applyRateDecision(reply, await ctx.rateLimiter.hit(request.principal.key));
+    })().then((err) => done(err), (err: Error) => done(err));
   });
   const hooks = routeHooks(app);
   installIdempotency(hooks, ctx.db);

@@ -9,15 +9,21 @@ export interface RateDecision { limit: number; remaining: number; reset: number;
 
 export interface RateLimiter {
   hit(key: string): Promise<RateDecision>;
+  /** the same decision at once when counting in this process (no REDIS_URL), else undefined:
+   * the request path then needs no promise (issue 15) */
+  hitNow(key: string): RateDecision | undefined;
   close(): Promise<void>;
 }
 
 interface CounterStore { incr(key: string, ttlSeconds: number): Promise<number>; close(): Promise<void> }
 
-function memoryStore(): CounterStore {
+function memoryStore(): CounterStore & { incrNow(key: string, ttlSeconds: number): number } {
   const counters = new Map<string, { count: number; expires: number }>();
   return {
     async incr(key, ttl) {
+      return this.incrNow(key, ttl);
+    },
+    incrNow(key, ttl) {
       const now = Date.now();
       let entry = counters.get(key);
       if (!entry || entry.expires <= now) {
@@ -58,12 +64,22 @@ export async function createRateLimiter(options: { limit: number; redisUrl?: str
   const shared = options.redisUrl ? await redisStore(options.redisUrl) : null;
   const now = options.now ?? Date.now;
   let degraded = false;
+  function windowOf(key: string) {
+    const seconds = Math.floor(now() / 1000);
+    const windowStart = seconds - (seconds % WINDOW_SECONDS);
+    return { seconds, reset: windowStart + WINDOW_SECONDS, counterKey: `berth:rl:${key}:${windowStart}` };
+  }
+  function decide(count: number, seconds: number, reset: number): RateDecision {
+    return { limit: options.limit, remaining: Math.max(0, options.limit - count), reset, allowed: count <= options.limit, retryAfter: Math.max(1, reset - seconds) };
+  }
   return {
+    hitNow(key) {
+      if (shared) return undefined;
+      const { seconds, reset, counterKey } = windowOf(key);
+      return decide(local.incrNow(counterKey, WINDOW_SECONDS + 60), seconds, reset);
+    },
     async hit(key) {
-      const seconds = Math.floor(now() / 1000);
-      const windowStart = seconds - (seconds % WINDOW_SECONDS);
-      const reset = windowStart + WINDOW_SECONDS;
-      const counterKey = `berth:rl:${key}:${windowStart}`;
+      const { seconds, reset, counterKey } = windowOf(key);
       let count: number;
       if (shared) {
         try {
@@ -82,8 +98,7 @@ export async function createRateLimiter(options: { limit: number; redisUrl?: str
       } else {
         count = await local.incr(counterKey, WINDOW_SECONDS + 60);
       }
-      const allowed = count <= options.limit;
-      return { limit: options.limit, remaining: Math.max(0, options.limit - count), reset, allowed, retryAfter: Math.max(1, reset - seconds) };
+      return decide(count, seconds, reset);
     },
     async close() {
       await shared?.close();

@@ -18,6 +18,8 @@ const JWT_CACHE_MAX_MS = 60_000;
 
 export interface IdentityService {
   authenticate(authorization: string | undefined): Promise<Principal>;
+  /** the principal of a header seen recently (cached and not expired), at once; else undefined */
+  cached(authorization: string | undefined): Principal | undefined;
   /** drop a revoked token from this process's cache */
   evictToken(tokenId: string): void;
   /** drop every cached token of a deleted organization */
@@ -101,6 +103,14 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
   }
 
   return {
+    cached(authorization) {
+      const match = authorization ? /^(\w+)\s+(\S+)\s*$/.exec(authorization) : null;
+      if (!match) return undefined;
+      const scheme = match[1]!.toLowerCase();
+      const cache = scheme === 'token' ? tokens : scheme === 'bearer' ? jwts : undefined;
+      const hit = cache?.get(sha256Hex(match[2]!));
+      return hit && hit.until > Date.now() ? hit.principal : undefined;
+    },
     async authenticate(authorization) {
       if (!authorization) throw unauthorized();
       const match = /^(\w+)\s+(\S+)\s*$/.exec(authorization);
