@@ -40,7 +40,7 @@ for (const db of databases) test(`the bench runs and reports berth ÷ raw and ÷
     assert.equal(run.code, 0, run.stderr.slice(-4000));
     const [report] = JSON.parse(readFileSync(jsonFile, 'utf8')) as Array<{
       db: string; cases: Array<{ id: string; server: string; target?: unknown; rawId?: string; skip?: string }>;
-      results: Record<string, { samples: Array<{ rps: number; non2xx: number; errors: number }>; ratios: number[]; rawRatios: number[] }>;
+      results: Record<string, { samples: Array<{ rps: number; non2xx: number; errors: number; cpu: { server: number; database: number; load: number } }>; ratios: number[]; rawRatios: number[] }>;
       idleRssMiB: number; peakRssMiB: number; idleTree: { processes: number; pssMiB: number };
     }>;
     assert.equal(report!.db, db);
@@ -53,6 +53,8 @@ for (const db of databases) test(`the bench runs and reports berth ÷ raw and ÷
       const raw = report!.results[c.rawId!]!;
       assert.ok(raw, `${c.id}: its raw counterpart ${c.rawId} ran`);
       for (const s of [...r.samples, ...raw.samples]) assert.equal(s.non2xx + s.errors, 0, `${c.id}: every answer 2xx`);
+      // CPU per request, read from /proc (clock ticks of 10 ms: a short case may count 0)
+      for (const s of r.samples) for (const v of Object.values(s.cpu)) assert.ok(Number.isFinite(v) && v >= 0, `${c.id}: CPU per request ${JSON.stringify(s.cpu)}`);
       assert.equal(r.rawRatios.length, 1);
       assert.ok(r.rawRatios[0]! > 0 && Number.isFinite(r.rawRatios[0]!), `${c.id}: ÷ raw is a ratio`);
       assert.ok(r.ratios[0]! > 0 && Number.isFinite(r.ratios[0]!), `${c.id}: ÷ bare is a ratio`);
@@ -60,7 +62,7 @@ for (const db of databases) test(`the bench runs and reports berth ÷ raw and ÷
     assert.ok(report!.idleRssMiB > 0 && report!.peakRssMiB >= report!.idleRssMiB);
     assert.ok(report!.idleTree.pssMiB > 0);
     if (db === 'embedded-postgres') assert.ok(report!.idleTree.processes > 2, 'the embedded server is counted with berth');
-    assert.match(run.stdout, /\| ÷ raw \| ÷ bare \|/);
+    assert.match(run.stdout, /\| ÷ raw \| ÷ bare \| CPU µs\/req server \/ db \/ load \|/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
