@@ -74,6 +74,22 @@ describe('audit events written in batches', () => {
     assert.deepEqual((await stored(prefix)).map((r) => r.request_id), [`${prefix}0`, `${prefix}1`, `${prefix}2`]);
   });
 
+  test('a batch of two kinds whose second statement fails writes no event twice', async () => {
+    const writer = createAuditWriter(t.ctx.db);
+    const prefix = `mixed-${randomUUID().slice(0, 8)}-`;
+    const { organization_id: _o, project_id: _p, project_name: _pn, environment_id: _e, environment_name: _en, ...created } = event(`${prefix}created`) as unknown as Record<string, unknown>;
+    const creation = (extra: Record<string, unknown>) => ({ ...created, event_type: 'CREATE', target_type: 'CLUSTER', parent_type: 'ORGANIZATION', parent_id: org.id, ...extra } as BatchedEvent);
+    const results = await Promise.allSettled([
+      writer.write(event(`${prefix}0`)),
+      writer.write(event(`${prefix}1`)),
+      writer.write(creation({})),
+      writer.write(creation({ request_id: `${prefix}bad`, principal_id: 'not-a-uuid' })),
+      writer.write(event(`${prefix}2`)),
+    ]);
+    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual((await stored(prefix)).map((r) => r.request_id).sort(), [`${prefix}0`, `${prefix}1`, `${prefix}2`, `${prefix}created`]);
+  });
+
   test('concurrent creations through the API: one event each, before each answer', async () => {
     const names = Array.from({ length: 12 }, (_, i) => `audited-${randomUUID().slice(0, 6)}-${i}`);
     const answers = await Promise.all(names.map((name) => t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name } })));

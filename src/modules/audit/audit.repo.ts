@@ -96,6 +96,12 @@ async function insertBatch(db: Queryable, sql: string, events: ReadonlyArray<Par
   await db.query(sql, [...BATCH_COLUMNS.map(([name]) => events.map((e) => e[name] ?? null)), events.map((e) => e.parent_id ?? null)]);
 }
 
+/** events of one kind are written by one statement: those with their facts, or creations by
+ * their parent's type */
+export function eventKind(e: BatchedEvent): string {
+  return 'parent_type' in e ? e.parent_type : 'placed';
+}
+
 /**
  * Events in as few statements as there are kinds among them (those with their facts; creations,
  * by the type of their parent), each kind in the order given. A creation's organization and place
