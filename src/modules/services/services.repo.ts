@@ -52,7 +52,14 @@ export async function updateService(db: Queryable, id: string, u: {
   return rows[0]!;
 }
 
+/**
+ * Deletes a service and, by cascade, its deployments. The deployments are locked first: a
+ * deployment worker locks a deployment, then its service (src/modules/deployments/
+ * deployments.lifecycle.ts), and a delete taking the service first, then its deployments by
+ * cascade, could deadlock with it (seen as a 409 in CI). Both now lock in the same order.
+ */
 export async function deleteService(db: Queryable, id: string): Promise<boolean> {
+  await db.query('select id from deployments where service_id = $1 order by id for update', [id]);
   return (await db.query('delete from services where id = $1 returning id', [id])).length > 0;
 }
 

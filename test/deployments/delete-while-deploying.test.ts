@@ -1,0 +1,39 @@
+// Deleting a service while a worker moves its deployment on: the worker locks the deployment, then
+// the service (deployments.lifecycle.ts); the delete locks them in the same order, so neither
+// waits for the other in a circle (a deadlock answered the DELETE with 409 in CI). PostgreSQL only:
+// PGlite is one session, where nothing runs concurrently.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+
+describe('deleting a service during its deployment', { skip: !process.env.DATABASE_URL && 'PostgreSQL only (PGlite is one session)' }, () => {
+  let t: TestApp;
+  let org: SeededOrganization;
+  let env: SeededEnvironment;
+  before(async () => {
+    t = await startTestApp();
+    org = await seedOrganization(t);
+    env = await seedEnvironment(t, org);
+  });
+  after(() => t.close());
+
+  test('a worker holding the deployment, then taking the service, and the DELETE both finish', async () => {
+    const app = await t.request('POST', `/environment/${env.id}/application`, { token: org.token, body: { name: 'doomed', git_repository: { url: 'https://github.com/acme/a' } } });
+    assert.equal(app.status, 201, app.raw);
+    const deploy = await t.request('POST', `/application/${app.body.id}/deploy`, { token: org.token });
+    assert.equal(deploy.status, 202, deploy.raw);
+    let deleting: Promise<{ status: number; raw: string }> | undefined;
+    // what `advance` does: the deployment's row, then (after the DELETE has started) the service's
+    const worker = t.ctx.db.transaction(async (tx) => {
+      await tx.query('update deployments set updated_at = now() where id = $1', [deploy.body.id]);
+      deleting = t.request('DELETE', `/application/${app.body.id}`, { token: org.token });
+      await new Promise((r) => setTimeout(r, 300));
+      await tx.query('update services set updated_at = now() where id = $1', [app.body.id]);
+    });
+    await worker;
+    const deleted = await deleting!;
+    assert.equal(deleted.status, 204, deleted.raw);
+    assert.equal((await t.request('GET', `/application/${app.body.id}`, { token: org.token })).status, 404);
+  });
+});
