@@ -1,6 +1,7 @@
-// Deleting a service while a worker moves its deployment on: the worker locks the deployment, then
-// the service (deployments.lifecycle.ts); the delete locks them in the same order, so neither
-// waits for the other in a circle (a deadlock answered the DELETE with 409 in CI). PostgreSQL only:
+// Deleting a service, or its environment, while a worker moves its deployment on: the worker locks
+// the deployment, then the service (deployments.lifecycle.ts); the deletes lock them in the same
+// order, so neither waits for the other in a circle (a deadlock answered a DELETE with 409 in CI).
+// PostgreSQL only:
 // PGlite is one session, where nothing runs concurrently.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,5 +36,24 @@ describe('deleting a service during its deployment', { skip: !process.env.DATABA
     const deleted = await deleting!;
     assert.equal(deleted.status, 204, deleted.raw);
     assert.equal((await t.request('GET', `/application/${app.body.id}`, { token: org.token })).status, 404);
+  });
+
+  test('the same with the whole environment deleted', async () => {
+    const doomed = await seedEnvironment(t, org, { clusterId: env.clusterId });
+    const app = await t.request('POST', `/environment/${doomed.id}/application`, { token: org.token, body: { name: 'doomed', git_repository: { url: 'https://github.com/acme/a' } } });
+    assert.equal(app.status, 201, app.raw);
+    const deploy = await t.request('POST', `/application/${app.body.id}/deploy`, { token: org.token });
+    assert.equal(deploy.status, 202, deploy.raw);
+    let deleting: Promise<{ status: number; raw: string }> | undefined;
+    const worker = t.ctx.db.transaction(async (tx) => {
+      await tx.query('update deployments set updated_at = now() where id = $1', [deploy.body.id]);
+      deleting = t.request('DELETE', `/environment/${doomed.id}`, { token: org.token });
+      await new Promise((r) => setTimeout(r, 300));
+      await tx.query('update services set updated_at = now() where id = $1', [app.body.id]);
+    });
+    await worker;
+    const deleted = await deleting!;
+    assert.equal(deleted.status, 204, deleted.raw);
+    assert.equal((await t.request('GET', `/environment/${doomed.id}`, { token: org.token })).status, 404);
   });
 });
