@@ -13,9 +13,10 @@ alter table row_counts add column shard smallint not null default 0;
 alter table row_counts drop constraint row_counts_pkey;
 alter table row_counts add primary key (parent_id, kind, shard);
 
--- creates `<name>()`: the counting trigger function of one table, for the parent column `parent`
--- and the kind expression `kind_sql` (over the transition table's columns)
-create function row_counts_define(name text, parent text, kind_sql text) returns void language plpgsql as $def$
+-- row_counts_attach(tbl, trig, parent, kind_sql): the counting function `row_counts_<trig>()` of
+-- one table, for the parent column `parent` and the kind expression `kind_sql` (over the
+-- transition table's columns), put in place of that table's `<trig>_ins` and `<trig>_del` triggers
+create function row_counts_attach(tbl text, trig text, parent text, kind_sql text) returns void language plpgsql as $def$
 begin
   execute format($f$
     create function %1$I() returns trigger language plpgsql as $body$
@@ -33,64 +34,22 @@ begin
         on conflict (parent_id, kind, shard) do update set n = row_counts.n + excluded.n;
       end if;
       return null;
-    end $body$$f$, name, parent, kind_sql);
+    end $body$$f$, 'row_counts_' || trig, parent, kind_sql);
+  execute format('drop trigger %I on %I', trig || '_ins', tbl);
+  execute format('drop trigger %I on %I', trig || '_del', tbl);
+  execute format('create trigger %I after insert on %I referencing new table as changed for each statement execute function %I()',
+    trig || '_ins', tbl, 'row_counts_' || trig);
+  execute format('create trigger %I after delete on %I referencing old table as changed for each statement execute function %I()',
+    trig || '_del', tbl, 'row_counts_' || trig);
 end $def$;
 
-select row_counts_define('row_counts_projects', 'organization_id', '''projects''');
-select row_counts_define('row_counts_environments', 'project_id', '''environments''');
-select row_counts_define('row_counts_services', 'environment_id', '''services.'' || type');
-select row_counts_define('row_counts_environment_deployments', 'environment_id', '''deployments''');
-select row_counts_define('row_counts_service_deployments', 'service_id', '''deployments''');
-select row_counts_define('row_counts_logs', 'deployment_id', '''logs''');
-select row_counts_define('row_counts_webhook_events', 'webhook_id', '''webhook_events''');
-drop function row_counts_define(text, text, text);
-
-drop trigger projects_count_ins on projects;
-drop trigger projects_count_del on projects;
-create trigger projects_count_ins after insert on projects referencing new table as changed
-  for each statement execute function row_counts_projects();
-create trigger projects_count_del after delete on projects referencing old table as changed
-  for each statement execute function row_counts_projects();
-
-drop trigger environments_count_ins on environments;
-drop trigger environments_count_del on environments;
-create trigger environments_count_ins after insert on environments referencing new table as changed
-  for each statement execute function row_counts_environments();
-create trigger environments_count_del after delete on environments referencing old table as changed
-  for each statement execute function row_counts_environments();
-
-drop trigger services_count_ins on services;
-drop trigger services_count_del on services;
-create trigger services_count_ins after insert on services referencing new table as changed
-  for each statement execute function row_counts_services();
-create trigger services_count_del after delete on services referencing old table as changed
-  for each statement execute function row_counts_services();
-
-drop trigger deployments_env_count_ins on deployments;
-drop trigger deployments_env_count_del on deployments;
-drop trigger deployments_svc_count_ins on deployments;
-drop trigger deployments_svc_count_del on deployments;
-create trigger deployments_env_count_ins after insert on deployments referencing new table as changed
-  for each statement execute function row_counts_environment_deployments();
-create trigger deployments_env_count_del after delete on deployments referencing old table as changed
-  for each statement execute function row_counts_environment_deployments();
-create trigger deployments_svc_count_ins after insert on deployments referencing new table as changed
-  for each statement execute function row_counts_service_deployments();
-create trigger deployments_svc_count_del after delete on deployments referencing old table as changed
-  for each statement execute function row_counts_service_deployments();
-
-drop trigger deployment_logs_count_ins on deployment_logs;
-drop trigger deployment_logs_count_del on deployment_logs;
-create trigger deployment_logs_count_ins after insert on deployment_logs referencing new table as changed
-  for each statement execute function row_counts_logs();
-create trigger deployment_logs_count_del after delete on deployment_logs referencing old table as changed
-  for each statement execute function row_counts_logs();
-
-drop trigger webhook_events_count_ins on webhook_events;
-drop trigger webhook_events_count_del on webhook_events;
-create trigger webhook_events_count_ins after insert on webhook_events referencing new table as changed
-  for each statement execute function row_counts_webhook_events();
-create trigger webhook_events_count_del after delete on webhook_events referencing old table as changed
-  for each statement execute function row_counts_webhook_events();
+select row_counts_attach('projects', 'projects_count', 'organization_id', '''projects''');
+select row_counts_attach('environments', 'environments_count', 'project_id', '''environments''');
+select row_counts_attach('services', 'services_count', 'environment_id', '''services.'' || type');
+select row_counts_attach('deployments', 'deployments_env_count', 'environment_id', '''deployments''');
+select row_counts_attach('deployments', 'deployments_svc_count', 'service_id', '''deployments''');
+select row_counts_attach('deployment_logs', 'deployment_logs_count', 'deployment_id', '''logs''');
+select row_counts_attach('webhook_events', 'webhook_events_count', 'webhook_id', '''webhook_events''');
+drop function row_counts_attach(text, text, text, text);
 
 drop function row_counts_apply();

@@ -19,40 +19,32 @@ describe('deleting a service during its deployment', { skip: !process.env.DATABA
   });
   after(() => t.close());
 
-  test('a worker holding the deployment, then taking the service, and the DELETE both finish', async () => {
-    const app = await t.request('POST', `/environment/${env.id}/application`, { token: org.token, body: { name: 'doomed', git_repository: { url: 'https://github.com/acme/a' } } });
+  /** deploys an application of `environmentId`, then, in a session that has taken the deployment's
+   * row as `advance` does, starts `DELETE <path>` and takes the service's row 300 ms later */
+  async function deleteDuringAdvance(environmentId: string, path: (appId: string) => string) {
+    const app = await t.request('POST', `/environment/${environmentId}/application`, { token: org.token, body: { name: 'doomed', git_repository: { url: 'https://github.com/acme/a' } } });
     assert.equal(app.status, 201, app.raw);
     const deploy = await t.request('POST', `/application/${app.body.id}/deploy`, { token: org.token });
     assert.equal(deploy.status, 202, deploy.raw);
     let deleting: Promise<{ status: number; raw: string }> | undefined;
-    // what `advance` does: the deployment's row, then (after the DELETE has started) the service's
-    const worker = t.ctx.db.transaction(async (tx) => {
+    await t.ctx.db.transaction(async (tx) => {
       await tx.query('update deployments set updated_at = now() where id = $1', [deploy.body.id]);
-      deleting = t.request('DELETE', `/application/${app.body.id}`, { token: org.token });
+      deleting = t.request('DELETE', path(app.body.id), { token: org.token });
       await new Promise((r) => setTimeout(r, 300));
       await tx.query('update services set updated_at = now() where id = $1', [app.body.id]);
     });
-    await worker;
-    const deleted = await deleting!;
+    return { appId: app.body.id as string, deleted: await deleting! };
+  }
+
+  test('a worker holding the deployment, then taking the service, and the DELETE both finish', async () => {
+    const { appId, deleted } = await deleteDuringAdvance(env.id, (id) => `/application/${id}`);
     assert.equal(deleted.status, 204, deleted.raw);
-    assert.equal((await t.request('GET', `/application/${app.body.id}`, { token: org.token })).status, 404);
+    assert.equal((await t.request('GET', `/application/${appId}`, { token: org.token })).status, 404);
   });
 
   test('the same with the whole environment deleted', async () => {
     const doomed = await seedEnvironment(t, org, { clusterId: env.clusterId });
-    const app = await t.request('POST', `/environment/${doomed.id}/application`, { token: org.token, body: { name: 'doomed', git_repository: { url: 'https://github.com/acme/a' } } });
-    assert.equal(app.status, 201, app.raw);
-    const deploy = await t.request('POST', `/application/${app.body.id}/deploy`, { token: org.token });
-    assert.equal(deploy.status, 202, deploy.raw);
-    let deleting: Promise<{ status: number; raw: string }> | undefined;
-    const worker = t.ctx.db.transaction(async (tx) => {
-      await tx.query('update deployments set updated_at = now() where id = $1', [deploy.body.id]);
-      deleting = t.request('DELETE', `/environment/${doomed.id}`, { token: org.token });
-      await new Promise((r) => setTimeout(r, 300));
-      await tx.query('update services set updated_at = now() where id = $1', [app.body.id]);
-    });
-    await worker;
-    const deleted = await deleting!;
+    const { deleted } = await deleteDuringAdvance(doomed.id, () => `/environment/${doomed.id}`);
     assert.equal(deleted.status, 204, deleted.raw);
     assert.equal((await t.request('GET', `/environment/${doomed.id}`, { token: org.token })).status, 404);
   });

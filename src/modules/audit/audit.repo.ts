@@ -85,11 +85,11 @@ const INSERT_EVENTS = `insert into audit_events (${EVENT_COLUMNS}) select ${BATC
 
 /** creations under parents of one type: organization and place read from the parent, unless the
  * creation is its own place (a project's or environment's own members are sent) */
-const PLACED = (['project_id', 'project_name', 'environment_id', 'environment_name'] as const);
+const PLACED: readonly string[] = ['project_id', 'project_name', 'environment_id', 'environment_name'];
 const INSERT_CREATED = Object.fromEntries((Object.keys(BY_TYPE) as TargetType[]).map((type) => [type,
   `insert into audit_events (${EVENT_COLUMNS})
    select ${BATCH_COLUMNS.map(([name]) => (name === 'organization_id' ? 'f.organization_id'
-    : (PLACED as readonly string[]).includes(name) ? `coalesce(b.${name}, f.${name})` : `b.${name}`)).join(', ')}
+    : PLACED.includes(name) ? `coalesce(b.${name}, f.${name})` : `b.${name}`)).join(', ')}
    from ${UNNEST} cross join lateral (${BY_TYPE[type].replace('$1', 'b.parent_id')}) f order by b.ord`])) as Record<TargetType, string>;
 
 async function insertBatch(db: Queryable, sql: string, events: ReadonlyArray<Partial<NewEvent> & { parent_id?: string }>): Promise<void> {
@@ -98,25 +98,22 @@ async function insertBatch(db: Queryable, sql: string, events: ReadonlyArray<Par
 
 /** events of one kind are written by one statement: those with their facts, or creations by
  * their parent's type */
-export function eventKind(e: BatchedEvent): string {
+export function eventKind(e: BatchedEvent): 'placed' | TargetType {
   return 'parent_type' in e ? e.parent_type : 'placed';
 }
 
 /**
- * Events in as few statements as there are kinds among them (those with their facts; creations,
- * by the type of their parent), each kind in the order given. A creation's organization and place
- * are read from its parent by the insert itself (a created project or environment is its own
- * place); nothing is written for a creation whose parent is gone.
+ * Events of one kind (eventKind) in one statement, in the order given. A creation's organization
+ * and place are read from its parent by the insert itself (a created project or environment is its
+ * own place); nothing is written for a creation whose parent is gone.
  */
 export async function insertEvents(db: Queryable, events: readonly BatchedEvent[]): Promise<void> {
-  const placed = events.filter((e): e is NewEvent => !('parent_type' in e));
-  if (placed.length > 0) await insertBatch(db, INSERT_EVENTS, placed);
-  const created = Map.groupBy(events.filter((e): e is CreatedEvent => 'parent_type' in e), (e) => e.parent_type);
-  for (const [parentType, group] of created) {
-    await insertBatch(db, INSERT_CREATED[parentType], group.map((e) => (
-      e.target_type === 'PROJECT' ? { ...e, project_id: e.target_id, project_name: e.target_name }
-        : e.target_type === 'ENVIRONMENT' ? { ...e, environment_id: e.target_id, environment_name: e.target_name } : e)));
-  }
+  const kind = eventKind(events[0]!);
+  if (events.some((e) => eventKind(e) !== kind)) throw new Error('insertEvents takes events of one kind');
+  if (kind === 'placed') return insertBatch(db, INSERT_EVENTS, events as NewEvent[]);
+  await insertBatch(db, INSERT_CREATED[kind], (events as CreatedEvent[]).map((e) => (
+    e.target_type === 'PROJECT' ? { ...e, project_id: e.target_id, project_name: e.target_name }
+      : e.target_type === 'ENVIRONMENT' ? { ...e, environment_id: e.target_id, environment_name: e.target_name } : e)));
 }
 
 export interface EventFilter {

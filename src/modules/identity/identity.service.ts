@@ -13,6 +13,12 @@ import { unauthorized } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Role } from '../access/roles.ts';
 
+/** `<scheme> <secret>` of an Authorization header, the scheme in lower case */
+function credentials(authorization: string | undefined): { scheme: string; secret: string } | undefined {
+  const match = authorization ? /^(\w+)\s+(\S+)\s*$/.exec(authorization) : null;
+  return match ? { scheme: match[1]!.toLowerCase(), secret: match[2]! } : undefined;
+}
+
 const TOKEN_TTL_MS = 10_000;
 const JWT_CACHE_MAX_MS = 60_000;
 
@@ -104,20 +110,15 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
 
   return {
     cached(authorization) {
-      const match = authorization ? /^(\w+)\s+(\S+)\s*$/.exec(authorization) : null;
-      if (!match) return undefined;
-      const scheme = match[1]!.toLowerCase();
-      const cache = scheme === 'token' ? tokens : scheme === 'bearer' ? jwts : undefined;
-      const hit = cache?.get(sha256Hex(match[2]!));
+      const given = credentials(authorization);
+      const cache = given?.scheme === 'token' ? tokens : given?.scheme === 'bearer' ? jwts : undefined;
+      const hit = cache?.get(sha256Hex(given!.secret));
       return hit && hit.until > Date.now() ? hit.principal : undefined;
     },
     async authenticate(authorization) {
-      if (!authorization) throw unauthorized();
-      const match = /^(\w+)\s+(\S+)\s*$/.exec(authorization);
-      if (!match) throw unauthorized();
-      const scheme = match[1]!.toLowerCase();
-      if (scheme === 'token') return byApiToken(match[2]!);
-      if (scheme === 'bearer') return byJwt(match[2]!);
+      const given = credentials(authorization);
+      if (given?.scheme === 'token') return byApiToken(given.secret);
+      if (given?.scheme === 'bearer') return byJwt(given.secret);
       throw unauthorized();
     },
     evictToken(tokenId) {
