@@ -125,6 +125,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installErrorHandling(app, () => patterns);
 
   app.decorateRequest('principal', null as never);
+  app.decorateRequest('auditCreation', undefined);
   // set when shutdown begins: readiness goes red and every response closes its connection, so
   // clients move to another process before this one stops accepting
   app.decorate('draining', false);

@@ -2,14 +2,16 @@
 // answered 2xx by an authenticated caller) the route's meaning (audit.rules.ts) and its target's
 // facts become one event. Facts are read before the handler runs (a deleted target keeps its name
 // and place); a creation's come from the answer (id, name) and from its parent, read by the
-// event's insert itself. Events are written in batches (audit.writer.ts): the answer waits for
-// its event's commit, shared with the events of concurrent requests. A failure to write is logged
-// and never fails the request. The hooks sit only on the routes that audit.rules.ts classifies,
+// event's insert itself. A creation whose repo can write its event in the creating statement is
+// handed the request's facts (audit.creation.ts); other events are written in batches
+// (audit.writer.ts): the answer waits for its event's commit, shared with the events of concurrent
+// requests. A failure to write is logged and never fails the request. The hooks sit only on the routes that audit.rules.ts classifies,
 // each with its class worked out once, when the route is registered.
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Db } from '../../db/db.ts';
 import { methodsOf, type RouteHooks } from '../../http/route-hooks.ts';
 import { displayName } from '../access/principal.ts';
+import type { CreationEvent, CreationFacts } from './audit.creation.ts';
 import { classify, type AuditClass } from './audit.rules.ts';
 import * as repo from './audit.repo.ts';
 import { createAuditWriter } from './audit.writer.ts';
@@ -17,7 +19,7 @@ import { createAuditWriter } from './audit.writer.ts';
 const ORIGINS = new Set(['API', 'CLI', 'CONSOLE', 'GIT', 'QOVERY_INTERNAL', 'SKILL', 'TERRAFORM_PROVIDER']);
 
 interface Answer { id?: unknown; name?: unknown; key?: unknown }
-interface Pending { cls: AuditClass; before: repo.TargetFacts | null; answer?: Answer }
+interface Pending { cls: AuditClass; before: repo.TargetFacts | null; answer?: Answer; creation?: CreationEvent }
 
 /** whether the event needs the answer (the id of what was created or reached) */
 function needsAnswer(cls: AuditClass): boolean {
@@ -78,8 +80,25 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       const id = param(request, t.param);
       before = id ? await repo.resolveLookup(db, t.lookup, id) : null;
     }
-    // a creation's place is read from its parent by the event's insert itself (onSend)
-    pending.set(request, { cls, before });
+    // a creation's place is read from its parent by the event's insert itself: the creating
+    // statement's, when the handler hands it the facts, else the writer's (onSend)
+    let creation: CreationEvent | undefined;
+    if ('created' in t && t.parentType) creation = request.auditCreation = { parentType: t.parentType, facts: requestFacts(request, cls), written: false };
+    pending.set(request, { cls, before, creation });
+  }
+
+  /** what the request itself says of its event */
+  function requestFacts(request: FastifyRequest, cls: AuditClass): CreationFacts {
+    const principal = request.principal;
+    const origin = String(request.headers['x-berth-origin'] ?? 'API').toUpperCase();
+    const sent = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? Object.keys(request.body) : [];
+    return {
+      event_type: cls.eventType, target_type: cls.targetType as string, sub_target_type: cls.subTargetType,
+      change: sent.length > 0 ? JSON.stringify({ fields: sent }) : '', origin: ORIGINS.has(origin) ? origin : 'API',
+      triggered_by: displayName(principal), principal_kind: principal.kind, principal_id: principal.id,
+      user_agent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 500) : null,
+      request_id: String(request.id),
+    };
   }
 
   async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
@@ -91,22 +110,14 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       let body: Answer = p.answer ?? {};
       // an answer sent already serialized
       if (!p.answer && needsAnswer(cls) && typeof payload === 'string' && payload.startsWith('{')) body = JSON.parse(payload);
-      const principal = request.principal;
-      const origin = String(request.headers['x-berth-origin'] ?? 'API').toUpperCase();
-      const sent = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? Object.keys(request.body) : [];
-      const event = {
-        event_type: cls.eventType, target_type: cls.targetType as string, sub_target_type: cls.subTargetType,
-        change: sent.length > 0 ? JSON.stringify({ fields: sent }) : '', origin: ORIGINS.has(origin) ? origin : 'API',
-        triggered_by: displayName(principal), principal_kind: principal.kind, principal_id: principal.id,
-        user_agent: typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'].slice(0, 500) : null,
-        request_id: String(request.id),
-      };
-      if ('created' in t && t.parentType) {
+      if (p.creation && 'created' in t) {
+        if (p.creation.written) return payload;
         const parentId = param(request, t.parentParam);
         const { id, name } = createdIdentity(body);
-        if (parentId) await writer.write({ ...event, target_id: id, target_name: name, parent_type: t.parentType, parent_id: parentId });
+        if (parentId) await writer.write({ ...p.creation.facts, target_id: id, target_name: name, parent_type: p.creation.parentType, parent_id: parentId });
         return payload;
       }
+      const event = requestFacts(request, cls);
       let facts: repo.TargetFacts | null = before;
       if ('created' in t) facts = cls.targetType === 'ORGANIZATION' ? createdOrganization(body) : null;
       else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);

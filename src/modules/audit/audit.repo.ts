@@ -14,7 +14,8 @@ const SERVICE = `select s.organization_id, s.id as target_id, s.name as target_n
   e.id as environment_id, e.name as environment_name from services s join environments e on e.id = s.environment_id join projects p on p.id = s.project_id where s.id = $1`;
 const NO_PLACE = `null::uuid as project_id, '' as project_name, null::uuid as environment_id, '' as environment_name`;
 
-const BY_TYPE: Record<TargetType, string> = {
+/** the facts of a target by its type, its id at $1 */
+export const BY_TYPE: Record<TargetType, string> = {
   ORGANIZATION: `select id as organization_id, id as target_id, name as target_name, ${NO_PLACE} from organizations where id = $1`,
   MEMBERS_AND_ROLES: `select id as organization_id, id as target_id, name as target_name, ${NO_PLACE} from organizations where id = $1`,
   PROJECT: `select organization_id, id as target_id, name as target_name, id as project_id, name as project_name,
@@ -60,7 +61,7 @@ export interface NewEvent extends Omit<TargetFacts, 'target_type'> {
   principal_kind: 'token' | 'user'; principal_id: string; user_agent: string | null; request_id: string;
 }
 
-const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
+export const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
   triggered_by, principal_kind, principal_id, project_id, project_name, environment_id, environment_name, user_agent, request_id`;
 
 /** an event to write: with its facts, or (a creation) with the parent its place is read from */
@@ -70,8 +71,8 @@ export interface CreatedEvent extends Omit<NewEvent, 'organization_id' | 'projec
   parent_type: TargetType; parent_id: string;
 }
 
-/** each event column with its array type: a batch is sent as one array per column */
-const BATCH_COLUMNS: ReadonlyArray<readonly [keyof NewEvent, string]> = [
+/** each event column with its type: a batch is sent as one array per column */
+export const BATCH_COLUMNS: ReadonlyArray<readonly [keyof NewEvent, string]> = [
   ['organization_id', 'uuid'], ['event_type', 'text'], ['target_type', 'text'], ['target_id', 'uuid'], ['target_name', 'text'],
   ['sub_target_type', 'text'], ['change', 'text'], ['origin', 'text'], ['triggered_by', 'text'], ['principal_kind', 'text'],
   ['principal_id', 'uuid'], ['project_id', 'uuid'], ['project_name', 'text'], ['environment_id', 'uuid'], ['environment_name', 'text'],

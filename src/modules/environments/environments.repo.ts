@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/db.ts';
 import { selectPage, storedCount } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
+import { AuditedInsert, returningInsert, type CreationEvent } from '../audit/audit.creation.ts';
 import type { Environment } from './environments.schemas.ts';
 
 registerConstraint('environments_project_name_key', 'Environment name is already taken in this project');
@@ -47,11 +48,14 @@ export interface NewEnvironment {
   expiresAt: string | null; clonedFromId: string | null;
 }
 
-export async function insertEnvironment(db: Queryable, v: NewEnvironment): Promise<string> {
-  const rows = await db.query<{ id: string }>(
-    `insert into environments (organization_id, project_id, cluster_id, name, mode, auto_preview, expires_at, cloned_from_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
-    [v.organizationId, v.projectId, v.clusterId, v.name, v.mode, v.autoPreview, v.expiresAt, v.clonedFromId]);
+const INSERT_ENVIRONMENT = new AuditedInsert(8, returningInsert(
+  `insert into environments (organization_id, project_id, cluster_id, name, mode, auto_preview, expires_at, cloned_from_id)
+   values ($1, $2, $3, $4, $5, $6, $7, $8) returning id, project_id, name`));
+
+/** the new environment's id; with the request's creation event, written by the same statement */
+export async function insertEnvironment(db: Queryable, v: NewEnvironment, creation?: CreationEvent): Promise<string> {
+  const rows = await INSERT_ENVIRONMENT.query<{ id: string }>(db,
+    [v.organizationId, v.projectId, v.clusterId, v.name, v.mode, v.autoPreview, v.expiresAt, v.clonedFromId], creation);
   return rows[0]!.id;
 }
 

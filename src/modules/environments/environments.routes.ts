@@ -17,7 +17,7 @@ export function environmentRoutes(app: App, ctx: AppContext): void {
 
   app.post('/project/:projectId/environment', {
     schema: { tags, operationId: 'createEnvironment', summary: 'Create an environment (ADMIN); cluster_id (or cluster) defaults to the matching deployment rule\'s, then the organization\'s default cluster', params: idParams('projectId'), body: CreateEnvironmentRequest, response: { 201: Environment } },
-  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.projectId, req.body)));
+  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.projectId, req.body, req.auditCreation)));
 
   app.get('/environment/:environmentId', {
     schema: { tags, operationId: 'getEnvironment', params: EnvParams, response: { 200: Environment } },

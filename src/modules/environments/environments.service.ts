@@ -10,6 +10,7 @@ import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts'
 import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
+import type { CreationEvent } from '../audit/audit.creation.ts';
 import * as ruleRepo from '../deployment-rules/deployment-rules.repo.ts';
 import { DEFAULT_SCHEDULE, firstMatchingRule } from '../deployment-rules/deployment-rules.rules.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
@@ -30,7 +31,8 @@ export const cloneHooks: CloneHook[] = [];
 
 export interface EnvironmentsService {
   list(p: Principal, projectId: string, req: PageRequest): Promise<{ results: Environment[]; pagination: PageInfo }>;
-  create(p: Principal, projectId: string, body: CreateEnvironmentRequest): Promise<Environment>;
+  /** `creation`: the request's audit event, written by the creating statement */
+  create(p: Principal, projectId: string, body: CreateEnvironmentRequest, creation?: CreationEvent): Promise<Environment>;
   get(p: Principal, environmentId: string): Promise<Environment>;
   update(p: Principal, environmentId: string, body: EditEnvironmentRequest): Promise<Environment>;
   /** deletes the environment with its services, variables and rules (removal hooks run first) */
@@ -94,7 +96,7 @@ export function createEnvironmentsService(deps: {
       if (items.length === 0 && !(await projects.exists(projectId))) throw notFound('Project');
       return page(req, items, total);
     },
-    async create(p, projectId, body) {
+    async create(p, projectId, body, creation) {
       const project = await projects.resolve(p, projectId, 'manage');
       const orgId = project.organization.id;
       return db.transaction(async (tx) => {
@@ -104,7 +106,7 @@ export function createEnvironmentsService(deps: {
         const id = await repo.insertEnvironment(tx, {
           organizationId: orgId, projectId, clusterId, name: body.name, mode: body.mode ?? rule?.mode ?? 'DEVELOPMENT',
           autoPreview: body.auto_preview ?? false, expiresAt: null, clonedFromId: null,
-        });
+        }, creation);
         await ruleRepo.insertEnvironmentRule(tx, id, rule?.schedule ?? DEFAULT_SCHEDULE, rule?.auto_stop ?? false, false);
         return mustFind(tx, id);
       });

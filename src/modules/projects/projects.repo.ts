@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/db.ts';
 import { selectPage, storedCount } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
+import { AuditedInsert, returningInsert, type CreationEvent } from '../audit/audit.creation.ts';
 import type { Project, ProjectRequest } from './projects.schemas.ts';
 
 registerConstraint('projects_org_name_key', 'Project name is already taken in this organization');
@@ -38,11 +39,12 @@ export async function listProjects(db: Queryable, organizationId: string, limit:
 }
 
 /** one statement: the row comes back from `returning` (a new project has no environments) */
-export async function insertProject(db: Queryable, organizationId: string, body: ProjectRequest): Promise<Project> {
-  const rows = await db.query<ProjectRow>(
-    `insert into projects (organization_id, name, description) values ($1, $2, $3)
-     returning id, organization_id, name, description, created_at, updated_at, 0 as env_count`,
-    [organizationId, body.name, body.description ?? '']);
+const INSERT_PROJECT = new AuditedInsert(3, returningInsert(`insert into projects (organization_id, name, description) values ($1, $2, $3)
+  returning id, organization_id, name, description, created_at, updated_at, 0 as env_count`));
+
+/** the new project; with the request's creation event, written by the same statement */
+export async function insertProject(db: Queryable, organizationId: string, body: ProjectRequest, creation?: CreationEvent): Promise<Project> {
+  const rows = await INSERT_PROJECT.query<ProjectRow>(db, [organizationId, body.name, body.description ?? ''], creation);
   return toProject(rows[0]!);
 }
 

@@ -16,7 +16,7 @@ export function projectRoutes(app: App, ctx: AppContext): void {
 
   app.post('/organization/:organizationId/project', {
     schema: { tags, operationId: 'createProject', summary: 'Create a project (ADMIN)', params: idParams('organizationId'), body: ProjectRequest, response: { 201: Project } },
-  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.organizationId, req.body)));
+  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.organizationId, req.body, req.auditCreation)));
 
   app.get('/project/:projectId', {
     schema: { tags, operationId: 'getProject', params: idParams('projectId'), response: { 200: Project } },

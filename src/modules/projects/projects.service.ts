@@ -11,6 +11,7 @@ import type { Db } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
+import type { CreationEvent } from '../audit/audit.creation.ts';
 import type { Action, Role } from '../access/roles.ts';
 import { prepareEnvironmentRemoval } from '../environments/environments.removal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
@@ -19,7 +20,8 @@ import type { Project, ProjectRequest } from './projects.schemas.ts';
 
 export interface ProjectsService {
   list(p: Principal, organizationId: string, req: PageRequest): Promise<{ results: Project[]; pagination: PageInfo }>;
-  create(p: Principal, organizationId: string, body: ProjectRequest): Promise<Project>;
+  /** `creation`: the request's audit event, written by the creating statement */
+  create(p: Principal, organizationId: string, body: ProjectRequest, creation?: CreationEvent): Promise<Project>;
   get(p: Principal, projectId: string): Promise<Project>;
   update(p: Principal, projectId: string, body: ProjectRequest): Promise<Project>;
   remove(p: Principal, projectId: string): Promise<void>;
@@ -65,10 +67,11 @@ export function createProjectsService(deps: { db: Db; organizations: Organizatio
       const { items, total } = await repo.listProjects(db, organizationId, req.limit, req.offset, req.name ?? null);
       return page(req, items, total);
     },
-    async create(p, organizationId, body) {
+    async create(p, organizationId, body, creation) {
       await organizations.authorize(p, organizationId, 'manage');
-      // a single statement: no transaction (BEGIN/COMMIT would triple the round trips)
-      return repo.insertProject(db, organizationId, body);
+      // a single statement, the audit event's included: no transaction (BEGIN/COMMIT would triple
+      // the round trips)
+      return repo.insertProject(db, organizationId, body, creation);
     },
     async get(p, projectId) {
       const { role: _role, ...project } = await resolve(p, projectId, 'read');

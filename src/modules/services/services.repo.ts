@@ -3,6 +3,7 @@ import type { Queryable } from '../../db/db.ts';
 import { selectPage, storedCount } from '../../db/page.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import type { Registry } from './common.schemas.ts';
+import { AuditedInsert, returningInsert, type CreationEvent } from '../audit/audit.creation.ts';
 
 registerConstraint('services_environment_name_key', 'Service name is already taken in this environment');
 
@@ -22,11 +23,15 @@ export interface NewService {
   spec: object; secrets: Record<string, string>; advancedSettings: Record<string, unknown>;
 }
 
-export async function insertService(db: Queryable, s: NewService): Promise<ServiceRow> {
-  const rows = await db.query<ServiceRow>(
-    `insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets, advanced_settings)
-     values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb) returning ${COLUMNS}`,
-    [s.organizationId, s.projectId, s.environmentId, s.type, s.name, s.slug, JSON.stringify(s.spec), JSON.stringify(s.secrets), JSON.stringify(s.advancedSettings)]);
+const INSERT_SERVICE = new AuditedInsert(9, returningInsert(
+  `insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets, advanced_settings)
+   values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::jsonb) returning ${COLUMNS}`));
+
+/** the new service; with the request's creation event, written by the same statement */
+export async function insertService(db: Queryable, s: NewService, creation?: CreationEvent): Promise<ServiceRow> {
+  const rows = await INSERT_SERVICE.query<ServiceRow>(db,
+    [s.organizationId, s.projectId, s.environmentId, s.type, s.name, s.slug, JSON.stringify(s.spec), JSON.stringify(s.secrets), JSON.stringify(s.advancedSettings)],
+    creation);
   return rows[0]!;
 }
 

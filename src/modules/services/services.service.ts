@@ -10,6 +10,7 @@ import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import { iso, isoRequired, slugify } from '../../lib/text.ts';
 import type { Principal } from '../access/principal.ts';
+import type { CreationEvent } from '../audit/audit.creation.ts';
 import type { EnvironmentScope, ScopeService } from '../scope/scope.service.ts';
 import {
   advancedSettingKeys, applyAdvancedSettingsPatch, completeAdvancedSettings, defaultAdvancedSettings,
@@ -65,7 +66,8 @@ function canonical(v: unknown): unknown {
 type List<T> = { results: T[]; pagination: PageInfo };
 
 export interface ServicesService {
-  create<C extends { name: string }, R>(p: Principal, environmentId: string, h: ServiceTypeHandler<C, any, R>, body: C): Promise<R>;
+  /** `creation`: the request's audit event, written by the creating statement */
+  create<C extends { name: string }, R>(p: Principal, environmentId: string, h: ServiceTypeHandler<C, any, R>, body: C, creation?: CreationEvent): Promise<R>;
   get<R>(p: Principal, id: string, h: ServiceTypeHandler<any, any, R>): Promise<R>;
   list<R>(p: Principal, environmentId: string, h: ServiceTypeHandler<any, any, R>, req: PageRequest): Promise<List<R>>;
   edit<E extends { name?: string }, R>(p: Principal, id: string, h: ServiceTypeHandler<any, E, R>, body: E): Promise<R>;
@@ -111,7 +113,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
 
   return {
     authorizedRow,
-    async create(p, environmentId, h, body) {
+    async create(p, environmentId, h, body, creation) {
       const env = await scope.environment(p, environmentId, 'write');
       if (env.deleting) throw conflict('The environment is being deleted');
       const name = checkName(body.name);
@@ -123,7 +125,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
       const row = await repo.insertService(db, {
         organizationId: env.organizationId, projectId: env.projectId, environmentId: env.environmentId, type: h.type,
         name, slug: slugify(name), spec: built.spec, secrets: built.secrets ?? {}, advancedSettings: built.advancedSettings ?? {},
-      });
+      }, creation);
       return (await present(h, [row], env))[0]!;
     },
     async get(p, id, h) {

@@ -33,7 +33,7 @@ export function registerTypeRoutes(app: App, ctx: AppContext, d: TypeRoutes): vo
 
   app.post(`/environment/:environmentId/${d.path}`, {
     schema: { tags, operationId: d.operationIds.create, params: EnvParams, body: d.create, response: { 201: d.response } },
-  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.environmentId, d.handler, req.body as { name: string })));
+  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.environmentId, d.handler, req.body as { name: string }, req.auditCreation)));
 
   app.get(`/${d.path}/:${idName}`, {
     schema: { tags, operationId: d.operationIds.get, params: IdParams, response: { 200: d.response } },

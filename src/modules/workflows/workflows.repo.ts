@@ -4,6 +4,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { registerConstraint } from '../../db/errors.ts';
 import type { McpRef, WorkflowSpec } from './workflows.rules.ts';
+import { AuditedInsert, type CreationEvent } from '../audit/audit.creation.ts';
 
 registerConstraint('services_environment_name_key', 'Service name is already taken in this environment');
 
@@ -34,10 +35,9 @@ export interface WorkflowValues {
 }
 
 /** one statement: the service row, its workflow row and its MCP attachments (in the order sent),
- * with the stored row back (a create needs no transaction and no re-read) */
-export async function insertWorkflow(db: Queryable, scope: { organizationId: string; projectId: string; environmentId: string }, v: WorkflowValues, refs: readonly McpRef[]): Promise<WorkflowRow> {
-  const rows = await db.query<WorkflowRow>(
-    `with s as (
+ * with the stored row back (a create needs no transaction and no re-read); given the request's
+ * creation event, the event too */
+const INSERT_WORKFLOW = new AuditedInsert(11, (logged) => `with s as (
        insert into services (organization_id, project_id, environment_id, type, name, slug, spec, secrets)
        values ($1, $2, $3, 'AGENTIC_WORKFLOW', $4, $5, $6::jsonb, $7::jsonb)
        returning id, organization_id, environment_id, name, slug, spec, secrets, created_at, updated_at),
@@ -47,11 +47,15 @@ export async function insertWorkflow(db: Queryable, scope: { organizationId: str
      m as (
        insert into agentic_workflow_mcp_servers (service_id, mcp_server_id, required, position)
        select s.id, r.id, r.required, r.position - 1
-         from s, unnest($10::uuid[], $11::boolean[]) with ordinality as r (id, required, position))
+         from s, unnest($10::uuid[], $11::boolean[]) with ordinality as r (id, required, position))${logged ? `,
+     logged as (${logged('s')})` : ''}
      select s.id, s.organization_id, s.environment_id, s.name, s.slug, s.spec, s.secrets, w.next_run_at, w.llm_provider_id,
-       s.created_at, s.updated_at from s, w`,
-    [scope.organizationId, scope.projectId, scope.environmentId, v.name, v.slug, JSON.stringify(v.spec), JSON.stringify(v.secrets),
-      v.nextRunAt, v.llmProviderId, refs.map((r) => r.id), refs.map((r) => r.required)]);
+       s.created_at, s.updated_at from s, w`);
+
+export async function insertWorkflow(db: Queryable, scope: { organizationId: string; projectId: string; environmentId: string }, v: WorkflowValues,
+  refs: readonly McpRef[], creation?: CreationEvent): Promise<WorkflowRow> {
+  const rows = await INSERT_WORKFLOW.query<WorkflowRow>(db, [scope.organizationId, scope.projectId, scope.environmentId, v.name, v.slug,
+    JSON.stringify(v.spec), JSON.stringify(v.secrets), v.nextRunAt, v.llmProviderId, refs.map((r) => r.id), refs.map((r) => r.required)], creation);
   return rows[0]!;
 }
 

@@ -18,7 +18,7 @@ export function workflowRoutes(app: App, ctx: AppContext): void {
 
   app.post('/environment/:environmentId/agenticWorkflow', {
     schema: { tags, operationId: 'createAgenticWorkflow', summary: 'Create an agentic workflow (only name is required)', params: EnvParams, body: AgenticWorkflowRequest, response: { 201: AgenticWorkflow } },
-  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.environmentId, req.body)));
+  }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.environmentId, req.body, req.auditCreation)));
 
   app.get('/agenticWorkflow/:agenticWorkflowId', {
     schema: { tags, operationId: 'getAgenticWorkflow', params: WorkflowParams, response: { 200: AgenticWorkflow } },

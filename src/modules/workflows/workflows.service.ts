@@ -8,6 +8,7 @@ import { randomSecret, type Sealer } from '../../lib/crypto.ts';
 import { slugify, iso, isoRequired } from '../../lib/text.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Principal } from '../access/principal.ts';
+import type { CreationEvent } from '../audit/audit.creation.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import type { LlmProvidersService } from '../llm-providers/llm-providers.service.ts';
 import type { McpServersService } from '../mcp-servers/mcp-servers.service.ts';
@@ -20,7 +21,8 @@ export const WORKFLOW_LABEL = 'Agentic workflow';
 
 export interface WorkflowsService {
   list(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: AgenticWorkflow[]; pagination: PageInfo }>;
-  create(p: Principal, environmentId: string, body: AgenticWorkflowRequest): Promise<AgenticWorkflow>;
+  /** `creation`: the request's audit event, written by the creating statement */
+  create(p: Principal, environmentId: string, body: AgenticWorkflowRequest, creation?: CreationEvent): Promise<AgenticWorkflow>;
   get(p: Principal, id: string): Promise<AgenticWorkflow>;
   update(p: Principal, id: string, body: AgenticWorkflowRequest): Promise<AgenticWorkflow>;
   remove(p: Principal, id: string): Promise<void>;
@@ -112,7 +114,7 @@ export function createWorkflowsService(deps: {
       const attached = await repo.attachedMcpServers(db, rows.map((r) => r.id));
       return page(req, rows.map((r) => toResponse(r, attached.get(r.id) ?? [])), total);
     },
-    async create(p, environmentId, body) {
+    async create(p, environmentId, body, creation) {
       const env = await scope.environment(p, environmentId, 'write');
       const now = new Date();
       const spec = mergeSpec(defaultSpec(), body);
@@ -126,7 +128,7 @@ export function createWorkflowsService(deps: {
       if (model.apiKey) secrets.api_key = model.apiKey;
       const row = await repo.insertWorkflow(db, env, {
         name, slug: slugify(name), spec, secrets, nextRunAt: nextRunAt(spec, now), llmProviderId: model.providerId,
-      }, refs);
+      }, refs, creation);
       return toResponse(row, [...refs]);
     },
     async get(p, id) {
