@@ -1,6 +1,6 @@
 // Crypto helpers with no I/O: AES-256-GCM sealing of secrets at rest, API token generation and
 // hashing, constant-time comparison. Sealed values are versioned strings so keys can rotate.
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const SEAL_VERSION = 'v1';
 
@@ -39,7 +39,7 @@ export function generateApiToken(): string {
 }
 
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 export function randomSecret(bytes = 24): string {

@@ -5,7 +5,7 @@
 // service, whose repo runs an `AuditedInsert`. When nothing took the facts (a creation whose repo
 // does not fold them in), the hook writes the event as for any other mutation.
 import type { Queryable } from '../../db/db.ts';
-import { BATCH_COLUMNS, BY_TYPE, EVENT_COLUMNS, type CreatedEvent } from './audit.repo.ts';
+import { BATCH_COLUMNS, BY_TYPE, EVENT_COLUMNS, NO_PLACE, type CreatedEvent } from './audit.repo.ts';
 import type { TargetType } from './audit.rules.ts';
 
 /** what the request says of its event: all but the created row's id, name and place */
@@ -91,6 +91,7 @@ function eventInsert(source: string, offset: number, parentType: TargetType, par
     environment_id: own === 'ENVIRONMENT' ? 'c.id' : 'f.environment_id', environment_name: own === 'ENVIRONMENT' ? 'c.name' : 'f.environment_name',
   };
   const values = BATCH_COLUMNS.map(([name]) => fact.get(name) ?? placed[name]);
-  return `insert into audit_events (${EVENT_COLUMNS}) select ${values.join(', ')}
-    from ${source} c cross join lateral (${BY_TYPE[parentType].replace('$1', `c.${parentColumn}`)}) f`;
+  // under an organization the created row holds all there is to know: nothing to read
+  const parent = parentType === 'ORGANIZATION' ? `(select c.organization_id, ${NO_PLACE})` : `(${BY_TYPE[parentType].replace('$1', `c.${parentColumn}`)})`;
+  return `insert into audit_events (${EVENT_COLUMNS}) select ${values.join(', ')} from ${source} c cross join lateral ${parent} f`;
 }

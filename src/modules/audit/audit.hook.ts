@@ -43,14 +43,28 @@ function createdOrganization(body: Answer): repo.TargetFacts | null {
   return id ? { organization_id: id, target_id: id, target_name: name, project_id: null, project_name: '', environment_id: null, environment_name: '' } : null;
 }
 
+type Done = (err?: Error | null, payload?: unknown) => void;
+
 export function installAuditLog(hooks: RouteHooks, db: Db): void {
   const pending = new WeakMap<FastifyRequest, Pending>();
   const writer = createAuditWriter(db);
   /** the route's audit class (a route registered for several methods is classified by its first) */
   const classOf = (route: RouteOptions) => classify(methodsOf(route)[0]!, route.url);
+  // callback hooks with a path that makes no promise: a creation whose statement writes its event
+  // (the common POST) reads nothing before and writes nothing after
   hooks.add('preHandler', (route) => {
     const cls = classOf(route);
-    return cls ? (request: FastifyRequest) => readBefore(request, cls) : undefined;
+    if (!cls) return undefined;
+    const t = cls.target;
+    const reads = 'lookup' in t ? t.param !== null : 'param' in t;
+    return (request: FastifyRequest, _reply: FastifyReply, done: Done) => {
+      if (!request.principal) return done();
+      if (!reads) {
+        remember(request, cls, null);
+        return done();
+      }
+      readBefore(request, cls).then(() => done(), done);
+    };
   });
   // the answer's id and name taken from the object before it is serialized (parsing the
   // serialized answer back was 2.4 % of a loaded server creating jobs)
@@ -58,19 +72,19 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
     const cls = classOf(route);
     return cls && needsAnswer(cls) ? keepAnswer : undefined;
   });
-  hooks.add('onSend', (route) => (classOf(route) ? record : undefined));
+  hooks.add('onSend', (route) => (classOf(route) ? recordHook : undefined));
 
-  async function keepAnswer(request: FastifyRequest, _reply: FastifyReply, payload: unknown) {
+  function keepAnswer(request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: Done): void {
     const p = pending.get(request);
-    if (p && payload !== null && typeof payload === 'object') {
+    if (p && !p.creation?.written && payload !== null && typeof payload === 'object') {
       const { id, name, key } = payload as Answer;
       p.answer = { id, name, key };
     }
-    return payload;
+    done(null, payload);
   }
 
-  async function readBefore(request: FastifyRequest, cls: AuditClass) {
-    if (!request.principal) return;
+  /** the target's facts before the handler changes them */
+  async function readBefore(request: FastifyRequest, cls: AuditClass): Promise<void> {
     const t = cls.target;
     let before: repo.TargetFacts | null = null;
     if ('param' in t && !('lookup' in t)) {
@@ -80,8 +94,13 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       const id = param(request, t.param);
       before = id ? await repo.resolveLookup(db, t.lookup, id) : null;
     }
-    // a creation's place is read from its parent by the event's insert itself: the creating
-    // statement's, when the handler hands it the facts, else the writer's (onSend)
+    remember(request, cls, before);
+  }
+
+  /** a creation's place is read from its parent by the event's insert itself: the creating
+   * statement's, when the handler hands it the facts, else the writer's (onSend) */
+  function remember(request: FastifyRequest, cls: AuditClass, before: repo.TargetFacts | null): void {
+    const t = cls.target;
     let creation: CreationEvent | undefined;
     if ('created' in t && t.parentType) creation = request.auditCreation = { parentType: t.parentType, facts: requestFacts(request, cls), written: false };
     pending.set(request, { cls, before, creation });
@@ -101,9 +120,14 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
     };
   }
 
-  async function record(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  function recordHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
     const p = pending.get(request);
-    if (!p || reply.statusCode < 200 || reply.statusCode >= 300) return payload;
+    if (!p || p.creation?.written || reply.statusCode < 200 || reply.statusCode >= 300) return done(null, payload);
+    record(request, p, payload).then(() => done(null, payload), () => done(null, payload));
+  }
+
+  /** writes the event of a successful mutation (never fails the request) */
+  async function record(request: FastifyRequest, p: Pending, payload: unknown): Promise<void> {
     try {
       const { cls, before } = p;
       const t = cls.target;
@@ -111,22 +135,20 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       // an answer sent already serialized
       if (!p.answer && needsAnswer(cls) && typeof payload === 'string' && payload.startsWith('{')) body = JSON.parse(payload);
       if (p.creation && 'created' in t) {
-        if (p.creation.written) return payload;
         const parentId = param(request, t.parentParam);
         const { id, name } = createdIdentity(body);
         if (parentId) await writer.write({ ...p.creation.facts, target_id: id, target_name: name, parent_type: p.creation.parentType, parent_id: parentId });
-        return payload;
+        return;
       }
       const event = requestFacts(request, cls);
       let facts: repo.TargetFacts | null = before;
       if ('created' in t) facts = cls.targetType === 'ORGANIZATION' ? createdOrganization(body) : null;
       else if ('lookup' in t && !t.param && typeof body.id === 'string') facts = await repo.resolveLookup(db, t.lookup, body.id);
       if ('lookup' in t && t.lookup === 'deployment' && facts?.target_type) event.target_type = facts.target_type;
-      if (!facts) return payload;
+      if (!facts) return;
       await writer.write({ ...facts, ...event });
     } catch (err) {
       request.log.error({ err }, 'could not write the audit event');
     }
-    return payload;
   }
 }

@@ -12,7 +12,8 @@ export interface TargetFacts {
 
 const SERVICE = `select s.organization_id, s.id as target_id, s.name as target_name, p.id as project_id, p.name as project_name,
   e.id as environment_id, e.name as environment_name from services s join environments e on e.id = s.environment_id join projects p on p.id = s.project_id where s.id = $1`;
-const NO_PLACE = `null::uuid as project_id, '' as project_name, null::uuid as environment_id, '' as environment_name`;
+/** the place columns of a target that has none */
+export const NO_PLACE = `null::uuid as project_id, '' as project_name, null::uuid as environment_id, '' as environment_name`;
 
 /** the facts of a target by its type, its id at $1 */
 export const BY_TYPE: Record<TargetType, string> = {
