@@ -31,18 +31,18 @@ function queryable(runner: Runner, prepared: PreparedRunner, inTransaction: bool
   };
 }
 
-/** dataDir: a directory, or 'memory://' for a throwaway in-memory database */
 /**
  * PGlite's WebAssembly runs on V8's baseline compiler (Liftoff) only. With tier-up on, V8's
  * optimizing compiler took about 500 MiB for half a second while a start ran its first statements
  * (VmHWM 750 MiB for an idle 250 MiB), for queries about 11 % faster afterwards (decision 0708).
  * Set before the module is compiled; it applies to the process's later WebAssembly too.
  */
-export function keepWebAssemblyAtBaseline(): void {
+function keepWebAssemblyAtBaseline(): void {
   setFlagsFromString('--no-wasm-tier-up');
   setFlagsFromString('--no-wasm-dynamic-tiering');
 }
 
+/** dataDir: a directory, or 'memory://' for a throwaway in-memory database */
 export async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Db> {
   keepWebAssemblyAtBaseline();
   let location: string | undefined;

@@ -5,7 +5,7 @@
 // service, whose repo runs an `AuditedInsert`. When nothing took the facts (a creation whose repo
 // does not fold them in), the hook writes the event as for any other mutation.
 import type { Queryable } from '../../db/db.ts';
-import { BATCH_COLUMNS, BY_TYPE, EVENT_COLUMNS, NO_PLACE, type CreatedEvent } from './audit.repo.ts';
+import { BATCH_COLUMNS, insertCreatedSql, ownPlace, type CreatedEvent } from './audit.repo.ts';
 import type { TargetType } from './audit.rules.ts';
 
 /** what the request says of its event: all but the created row's id, name and place */
@@ -68,30 +68,20 @@ export class AuditedInsert {
   }
 
   private audited(creation: CreationEvent): string | undefined {
-    const parentColumn = PARENT_COLUMN[creation.parentType];
+    const { parentType } = creation;
+    const parentColumn = PARENT_COLUMN[parentType];
     if (!parentColumn) return undefined;
-    const own = creation.facts.target_type === 'PROJECT' || creation.facts.target_type === 'ENVIRONMENT' ? creation.facts.target_type : 'OTHER';
-    const key = `${creation.parentType}/${own}`;
+    const own = ownPlace(creation.facts.target_type);
+    const key = `${parentType}/${own?.[0] ?? ''}`;
     let sql = this.variants.get(key);
     if (sql === undefined) {
-      sql = this.statement((source) => eventInsert(source, this.paramCount, creation.parentType, parentColumn, own));
+      const fact = new Map(FACT_COLUMNS.map(([name, type], i) => [name as string, `$${this.paramCount + i + 1}::${type}`]));
+      // the created row is `c`: its id and name, and its own place for a project or environment
+      const logged = (source: string) => insertCreatedSql(parentType, `${source} c`, `c.${parentColumn}`, (name) =>
+        fact.get(name) ?? (name === 'target_id' || name === own?.[0] ? 'c.id' : name === 'target_name' || name === own?.[1] ? 'c.name' : `f.${name}`));
+      sql = this.statement(logged);
       this.variants.set(key, sql);
     }
     return sql;
   }
-}
-
-/** the insert of the event of the row in `source`: its organization and place read from its
- * parent, unless the created row is its own place (a project, an environment) */
-function eventInsert(source: string, offset: number, parentType: TargetType, parentColumn: string, own: 'PROJECT' | 'ENVIRONMENT' | 'OTHER'): string {
-  const fact = new Map(FACT_COLUMNS.map(([name, type], i) => [name as string, `$${offset + i + 1}::${type}`]));
-  const placed: Record<string, string> = {
-    organization_id: 'f.organization_id', target_id: 'c.id', target_name: 'c.name',
-    project_id: own === 'PROJECT' ? 'c.id' : 'f.project_id', project_name: own === 'PROJECT' ? 'c.name' : 'f.project_name',
-    environment_id: own === 'ENVIRONMENT' ? 'c.id' : 'f.environment_id', environment_name: own === 'ENVIRONMENT' ? 'c.name' : 'f.environment_name',
-  };
-  const values = BATCH_COLUMNS.map(([name]) => fact.get(name) ?? placed[name]);
-  // under an organization the created row holds all there is to know: nothing to read
-  const parent = parentType === 'ORGANIZATION' ? `(select c.organization_id, ${NO_PLACE})` : `(${BY_TYPE[parentType].replace('$1', `c.${parentColumn}`)})`;
-  return `insert into audit_events (${EVENT_COLUMNS}) select ${values.join(', ')} from ${source} c cross join lateral ${parent} f`;
 }

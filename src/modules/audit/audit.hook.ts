@@ -3,15 +3,16 @@
 // facts become one event. Facts are read before the handler runs (a deleted target keeps its name
 // and place); a creation's come from the answer (id, name) and from its parent, read by the
 // event's insert itself. A creation whose repo can write its event in the creating statement is
-// handed the request's facts (audit.creation.ts); other events are written in batches
-// (audit.writer.ts): the answer waits for its event's commit, shared with the events of concurrent
-// requests. A failure to write is logged and never fails the request. The hooks sit only on the routes that audit.rules.ts classifies,
-// each with its class worked out once, when the route is registered.
+// handed the request's facts (`request.auditCreation`, audit.creation.ts); other events are
+// written in batches (audit.writer.ts): the answer waits for its event's commit, shared with the
+// events of concurrent requests. A failure to write is logged and never fails the request. The
+// hooks sit only on the routes that audit.rules.ts classifies, each with its class worked out once,
+// when the route is registered.
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Db } from '../../db/db.ts';
 import { methodsOf, type RouteHooks } from '../../http/route-hooks.ts';
 import { displayName } from '../access/principal.ts';
-import type { CreationEvent, CreationFacts } from './audit.creation.ts';
+import type { CreationFacts } from './audit.creation.ts';
 import { classify, type AuditClass } from './audit.rules.ts';
 import * as repo from './audit.repo.ts';
 import { createAuditWriter } from './audit.writer.ts';
@@ -19,7 +20,7 @@ import { createAuditWriter } from './audit.writer.ts';
 const ORIGINS = new Set(['API', 'CLI', 'CONSOLE', 'GIT', 'QOVERY_INTERNAL', 'SKILL', 'TERRAFORM_PROVIDER']);
 
 interface Answer { id?: unknown; name?: unknown; key?: unknown }
-interface Pending { cls: AuditClass; before: repo.TargetFacts | null; answer?: Answer; creation?: CreationEvent }
+interface Pending { cls: AuditClass; before: repo.TargetFacts | null; answer?: Answer }
 
 /** whether the event needs the answer (the id of what was created or reached) */
 function needsAnswer(cls: AuditClass): boolean {
@@ -60,7 +61,7 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
     return (request: FastifyRequest, _reply: FastifyReply, done: Done) => {
       if (!request.principal) return done();
       if (!reads) {
-        remember(request, cls, null);
+        keepPending(request, cls, null);
         return done();
       }
       readBefore(request, cls).then(() => done(), done);
@@ -76,7 +77,7 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
 
   function keepAnswer(request: FastifyRequest, _reply: FastifyReply, payload: unknown, done: Done): void {
     const p = pending.get(request);
-    if (p && !p.creation?.written && payload !== null && typeof payload === 'object') {
+    if (p && !request.auditCreation?.written && payload !== null && typeof payload === 'object') {
       const { id, name, key } = payload as Answer;
       p.answer = { id, name, key };
     }
@@ -94,16 +95,15 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       const id = param(request, t.param);
       before = id ? await repo.resolveLookup(db, t.lookup, id) : null;
     }
-    remember(request, cls, before);
+    keepPending(request, cls, before);
   }
 
   /** a creation's place is read from its parent by the event's insert itself: the creating
    * statement's, when the handler hands it the facts, else the writer's (onSend) */
-  function remember(request: FastifyRequest, cls: AuditClass, before: repo.TargetFacts | null): void {
+  function keepPending(request: FastifyRequest, cls: AuditClass, before: repo.TargetFacts | null): void {
     const t = cls.target;
-    let creation: CreationEvent | undefined;
-    if ('created' in t && t.parentType) creation = request.auditCreation = { parentType: t.parentType, facts: requestFacts(request, cls), written: false };
-    pending.set(request, { cls, before, creation });
+    if ('created' in t && t.parentType) request.auditCreation = { parentType: t.parentType, facts: requestFacts(request, cls), written: false };
+    pending.set(request, { cls, before });
   }
 
   /** what the request itself says of its event */
@@ -122,7 +122,7 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
 
   function recordHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: Done): void {
     const p = pending.get(request);
-    if (!p || p.creation?.written || reply.statusCode < 200 || reply.statusCode >= 300) return done(null, payload);
+    if (!p || request.auditCreation?.written || reply.statusCode < 200 || reply.statusCode >= 300) return done(null, payload);
     record(request, p, payload).then(() => done(null, payload), () => done(null, payload));
   }
 
@@ -134,10 +134,11 @@ export function installAuditLog(hooks: RouteHooks, db: Db): void {
       let body: Answer = p.answer ?? {};
       // an answer sent already serialized
       if (!p.answer && needsAnswer(cls) && typeof payload === 'string' && payload.startsWith('{')) body = JSON.parse(payload);
-      if (p.creation && 'created' in t) {
+      const creation = request.auditCreation;
+      if (creation && 'created' in t) {
         const parentId = param(request, t.parentParam);
         const { id, name } = createdIdentity(body);
-        if (parentId) await writer.write({ ...p.creation.facts, target_id: id, target_name: name, parent_type: p.creation.parentType, parent_id: parentId });
+        if (parentId) await writer.write({ ...creation.facts, target_id: id, target_name: name, parent_type: creation.parentType, parent_id: parentId });
         return;
       }
       const event = requestFacts(request, cls);

@@ -12,11 +12,9 @@ export interface TargetFacts {
 
 const SERVICE = `select s.organization_id, s.id as target_id, s.name as target_name, p.id as project_id, p.name as project_name,
   e.id as environment_id, e.name as environment_name from services s join environments e on e.id = s.environment_id join projects p on p.id = s.project_id where s.id = $1`;
-/** the place columns of a target that has none */
-export const NO_PLACE = `null::uuid as project_id, '' as project_name, null::uuid as environment_id, '' as environment_name`;
+const NO_PLACE = `null::uuid as project_id, '' as project_name, null::uuid as environment_id, '' as environment_name`;
 
-/** the facts of a target by its type, its id at $1 */
-export const BY_TYPE: Record<TargetType, string> = {
+const BY_TYPE: Record<TargetType, string> = {
   ORGANIZATION: `select id as organization_id, id as target_id, name as target_name, ${NO_PLACE} from organizations where id = $1`,
   MEMBERS_AND_ROLES: `select id as organization_id, id as target_id, name as target_name, ${NO_PLACE} from organizations where id = $1`,
   PROJECT: `select organization_id, id as target_id, name as target_name, id as project_id, name as project_name,
@@ -62,7 +60,7 @@ export interface NewEvent extends Omit<TargetFacts, 'target_type'> {
   principal_kind: 'token' | 'user'; principal_id: string; user_agent: string | null; request_id: string;
 }
 
-export const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
+const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,
   triggered_by, principal_kind, principal_id, project_id, project_name, environment_id, environment_name, user_agent, request_id`;
 
 /** an event to write: with its facts, or (a creation) with the parent its place is read from */
@@ -85,14 +83,28 @@ const UNNEST = `unnest(${BATCH_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[
 /** events with their facts */
 const INSERT_EVENTS = `insert into audit_events (${EVENT_COLUMNS}) select ${BATCH_COLUMNS.map(([name]) => `b.${name}`).join(', ')} from ${UNNEST} order by b.ord`;
 
-/** creations under parents of one type: organization and place read from the parent, unless the
- * creation is its own place (a project's or environment's own members are sent) */
+/** the place columns (id, name) a created project or environment fills with itself */
+export function ownPlace(targetType: string): readonly [keyof NewEvent, keyof NewEvent] | null {
+  return targetType === 'PROJECT' ? ['project_id', 'project_name'] : targetType === 'ENVIRONMENT' ? ['environment_id', 'environment_name'] : null;
+}
+
+/**
+ * The insert of events of creations read from `from`: the organization, and the place the created
+ * row does not fill itself (`f.*`), come from its parent of type `parentType`, whose id is
+ * `parentRef`; every other column is `valueOf(name)`. Used for batches (below) and by the creating
+ * statement itself (audit.creation.ts).
+ */
+export function insertCreatedSql(parentType: TargetType, from: string, parentRef: string, valueOf: (name: keyof NewEvent) => string): string {
+  return `insert into audit_events (${EVENT_COLUMNS})
+    select ${BATCH_COLUMNS.map(([name]) => (name === 'organization_id' ? 'f.organization_id' : valueOf(name))).join(', ')}
+    from ${from} cross join lateral (${BY_TYPE[parentType].replace('$1', parentRef)}) f`;
+}
+
+/** creations under parents of one type, in batches: a project's or environment's own place is sent */
 const PLACED: readonly string[] = ['project_id', 'project_name', 'environment_id', 'environment_name'];
 const INSERT_CREATED = Object.fromEntries((Object.keys(BY_TYPE) as TargetType[]).map((type) => [type,
-  `insert into audit_events (${EVENT_COLUMNS})
-   select ${BATCH_COLUMNS.map(([name]) => (name === 'organization_id' ? 'f.organization_id'
-    : PLACED.includes(name) ? `coalesce(b.${name}, f.${name})` : `b.${name}`)).join(', ')}
-   from ${UNNEST} cross join lateral (${BY_TYPE[type].replace('$1', 'b.parent_id')}) f order by b.ord`])) as Record<TargetType, string>;
+  `${insertCreatedSql(type, UNNEST, 'b.parent_id', (name) => (PLACED.includes(name) ? `coalesce(b.${name}, f.${name})` : `b.${name}`))} order by b.ord`,
+])) as Record<TargetType, string>;
 
 async function insertBatch(db: Queryable, sql: string, events: ReadonlyArray<Partial<NewEvent> & { parent_id?: string }>): Promise<void> {
   await db.query(sql, [...BATCH_COLUMNS.map(([name]) => events.map((e) => e[name] ?? null)), events.map((e) => e.parent_id ?? null)]);
@@ -113,9 +125,10 @@ export async function insertEvents(db: Queryable, events: readonly BatchedEvent[
   const kind = eventKind(events[0]!);
   if (events.some((e) => eventKind(e) !== kind)) throw new Error('insertEvents takes events of one kind');
   if (kind === 'placed') return insertBatch(db, INSERT_EVENTS, events as NewEvent[]);
-  await insertBatch(db, INSERT_CREATED[kind], (events as CreatedEvent[]).map((e) => (
-    e.target_type === 'PROJECT' ? { ...e, project_id: e.target_id, project_name: e.target_name }
-      : e.target_type === 'ENVIRONMENT' ? { ...e, environment_id: e.target_id, environment_name: e.target_name } : e)));
+  await insertBatch(db, INSERT_CREATED[kind], (events as CreatedEvent[]).map((e) => {
+    const own = ownPlace(e.target_type);
+    return own ? { ...e, [own[0]]: e.target_id, [own[1]]: e.target_name } : e;
+  }));
 }
 
 export interface EventFilter {
