@@ -24,6 +24,7 @@ import { createOpenApiCollector } from './openapi.ts';
 import { registerDocs } from './docs.ts';
 import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
 import { logRequest } from './request-log.ts';
+import { requestLogger } from './request-logger.ts';
 import { routeHooks } from './route-hooks.ts';
 
 declare module 'fastify' {
@@ -86,6 +87,7 @@ export function stripApiPrefix(url: string): string {
 export async function buildApp(ctx: AppContext): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger as unknown as FastifyBaseLogger,
+    childLoggerFactory: requestLogger,
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.trustProxy,
     genReqId: (req) => {
