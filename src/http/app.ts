@@ -146,7 +146,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     reply.header('x-request-id', request.id);
     if (app.draining) reply.header('connection', 'close');
     if (request.routeOptions.config?.public || request.is404) return done();
-    const known = ctx.services.identity.cached(request.headers.authorization);
+    const known = ctx.services.identity.cached(request.headers.authorization, request.raw.socket);
     const decision = known && ctx.rateLimiter.hitNow(known.key);
     if (known && decision) {
       request.principal = known;

@@ -2,6 +2,7 @@
 // sight, key rotation, API tokens revoked at once, both schemes on the same operation.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { startTestOidc, type TestOidc } from '../support/oidc.ts';
 
@@ -82,6 +83,31 @@ describe('authentication', () => {
     const del = await t.request('DELETE', `/organization/${org.id}/apiToken/${created.body.id}`, { token: org.token });
     assert.equal(del.status, 204);
     expectErrorBody(await t.request('GET', `/organization/${org.id}`, { token: secret }), 401);
+  });
+
+  test('a revoked API token is refused at once on the keep-alive connection that used it', async () => {
+    const org = await seedOrganization(t);
+    const created = await t.request('POST', `/organization/${org.id}/apiToken`, { token: org.token, body: { name: 'kept-alive', role: 'VIEWER' } });
+    const secret = created.body.token as string;
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const connections = new Set<unknown>();
+    t.app.server.on('connection', (socket: unknown) => connections.add(socket));
+    const get = () => new Promise<number>((resolve, reject) => {
+      http.get(`${address}/organization/${org.id}`, { agent, headers: { authorization: `Token ${secret}` } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      }).on('error', reject);
+    });
+    try {
+      assert.deepEqual([await get(), await get(), await get()], [200, 200, 200]);
+      const del = await t.request('DELETE', `/organization/${org.id}/apiToken/${created.body.id}`, { token: org.token });
+      assert.equal(del.status, 204);
+      assert.equal(await get(), 401);
+      assert.equal(connections.size, 1, 'every request on one connection');
+    } finally {
+      agent.destroy();
+    }
   });
 
   test('API tokens are stored hashed, never in clear', async () => {

@@ -3,8 +3,12 @@
 // at once and in other processes within TOKEN_TTL_MS). `Bearer <jwt>`: verified against the
 // OIDC provider's JWKS (jose caches keys and refetches on an unknown kid, so rotation works),
 // issuer, audience and expiry; the user is recorded on first sight.
+// A connection remembers the last header it authenticated with its cache entry: a keep-alive
+// client sending the same header again is known without hashing it (issue 15). The header is
+// held only as long as the connection that sent it; an evicted entry is expired in place, so the
+// connection's next request is refused like any other.
 // jose is loaded on the first JWT (a server without OIDC never needs it: 14 MiB)
-import { rememberBounded } from '../../lib/bounded-map.ts';
+import { CACHE_LIMIT, rememberBounded } from '../../lib/bounded-map.ts';
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
 import type { Config } from '../../config/config.ts';
 import type { Db } from '../../db/db.ts';
@@ -24,8 +28,9 @@ const JWT_CACHE_MAX_MS = 60_000;
 
 export interface IdentityService {
   authenticate(authorization: string | undefined): Promise<Principal>;
-  /** the principal of a header seen recently (cached and not expired), at once; else undefined */
-  cached(authorization: string | undefined): Principal | undefined;
+  /** the principal of a header seen recently (cached and not expired), at once; else undefined.
+   * `connection`: the socket the request came on (its last header is remembered) */
+  cached(authorization: string | undefined, connection?: object): Principal | undefined;
   /** drop a revoked token from this process's cache */
   evictToken(tokenId: string): void;
   /** drop every cached token of a deleted organization */
@@ -37,6 +42,14 @@ interface Cached { principal: Principal; until: number }
 export function createIdentityService(db: Db, config: Config): IdentityService {
   const tokens = new Map<string, Cached>();
   const jwts = new Map<string, Cached>();
+  const lastOnConnection = new WeakMap<object, { authorization: string; entry: Cached; generation: number }>();
+  // counts the times the token cache was emptied for its bound: an entry no longer in the cache
+  // could no longer be evicted, so connections forget what they remember from before
+  let generation = 0;
+  function remember(cache: Map<string, Cached>, key: string, entry: Cached): void {
+    if (cache.size >= CACHE_LIMIT) generation += 1;
+    rememberBounded(cache, key, entry);
+  }
   let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
 
   async function keySet(): Promise<ReturnType<typeof createRemoteJWKSet>> {
@@ -52,6 +65,12 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
     const { createRemoteJWKSet } = await import('jose');
     jwks = createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, cacheMaxAge: 10 * 60_000 });
     return jwks;
+  }
+
+  /** out of the cache, and expired for the connections that remember it */
+  function evict(hash: string, entry: Cached): void {
+    entry.until = 0;
+    tokens.delete(hash);
   }
 
   async function byApiToken(secret: string): Promise<Principal> {
@@ -71,7 +90,7 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
     const principal: Principal = {
       kind: 'token', id: row.id, organizationId: row.organization_id, role: row.role, name: row.name, key: `t:${row.id}`,
     };
-    rememberBounded(tokens, hash, { principal, until: now + TOKEN_TTL_MS });
+    remember(tokens, hash, { principal, until: now + TOKEN_TTL_MS });
     void db.query('update api_tokens set last_used_at = now() where id = $1', [row.id]).catch(() => {});
     return principal;
   }
@@ -104,16 +123,22 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
       emailVerified: payload.email_verified !== false, key: `u:${rows[0]!.id}`,
     };
     const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
-    rememberBounded(jwts, cacheKey, { principal, until: Math.min(expiresAt, now + JWT_CACHE_MAX_MS) });
+    remember(jwts, cacheKey, { principal, until: Math.min(expiresAt, now + JWT_CACHE_MAX_MS) });
     return principal;
   }
 
   return {
-    cached(authorization) {
+    cached(authorization, connection) {
+      if (authorization === undefined) return undefined;
+      const now = Date.now();
+      const last = connection && lastOnConnection.get(connection);
+      if (last && last.authorization === authorization && last.generation === generation && last.entry.until > now) return last.entry.principal;
       const given = credentials(authorization);
       const cache = given?.scheme === 'token' ? tokens : given?.scheme === 'bearer' ? jwts : undefined;
       const hit = cache?.get(sha256Hex(given!.secret));
-      return hit && hit.until > Date.now() ? hit.principal : undefined;
+      if (!hit || hit.until <= now) return undefined;
+      if (connection) lastOnConnection.set(connection, { authorization, entry: hit, generation });
+      return hit.principal;
     },
     async authenticate(authorization) {
       const given = credentials(authorization);
@@ -122,11 +147,11 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
       throw unauthorized();
     },
     evictToken(tokenId) {
-      for (const [hash, entry] of tokens) if (entry.principal.id === tokenId) tokens.delete(hash);
+      for (const [hash, entry] of tokens) if (entry.principal.id === tokenId) evict(hash, entry);
     },
     evictOrganization(organizationId) {
       for (const [hash, entry] of tokens) {
-        if (entry.principal.kind === 'token' && entry.principal.organizationId === organizationId) tokens.delete(hash);
+        if (entry.principal.kind === 'token' && entry.principal.organizationId === organizationId) evict(hash, entry);
       }
     },
   };
