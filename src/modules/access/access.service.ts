@@ -11,6 +11,9 @@ const MEMBERSHIP_TTL_MS = 5_000;
 
 export interface AccessService {
   roleOf(principal: Principal, organizationId: string): Promise<Role | null>;
+  /** the caller's role when it is known without the database (a token's own organization, a
+   * cached membership; null: known not to be a member), else undefined */
+  knownRole(principal: Principal, organizationId: string): Role | null | undefined;
   /** resolves to the caller's role, or throws 403 */
   authorize(principal: Principal, organizationId: string, action: Action): Promise<Role>;
   forget(userId: string, organizationId: string): void;
@@ -19,12 +22,24 @@ export interface AccessService {
 export function createAccessService(db: Db): AccessService {
   const cache = new Map<string, { role: Role | null; until: number }>();
 
-  async function roleOf(principal: Principal, organizationId: string): Promise<Role | null> {
+  function knownRole(principal: Principal, organizationId: string): Role | null | undefined {
     if (principal.kind === 'token') return principal.organizationId === organizationId ? principal.role : null;
+    const hit = cache.get(`${principal.id}:${organizationId}`);
+    return hit && hit.until > Date.now() ? hit.role : undefined;
+  }
+
+  /** the role, or 403 */
+  function decide(role: Role | null, action: Action): Role {
+    if (role === null) throw forbidden('You are not a member of this organization');
+    if (!roleAllows(role, action)) throw forbidden(`Your role ${role} does not allow this operation`);
+    return role;
+  }
+
+  async function roleOf(principal: Principal, organizationId: string): Promise<Role | null> {
+    const known = knownRole(principal, organizationId);
+    if (known !== undefined) return known;
     const key = `${principal.id}:${organizationId}`;
-    const hit = cache.get(key);
     const now = Date.now();
-    if (hit && hit.until > now) return hit.role;
     const rows = await db.query<{ role: Role }>(
       'select role from memberships where organization_id = $1 and user_id = $2',
       [organizationId, principal.id],
@@ -36,11 +51,16 @@ export function createAccessService(db: Db): AccessService {
 
   return {
     roleOf,
-    async authorize(principal, organizationId, action) {
-      const role = await roleOf(principal, organizationId);
-      if (role === null) throw forbidden('You are not a member of this organization');
-      if (!roleAllows(role, action)) throw forbidden(`Your role ${role} does not allow this operation`);
-      return role;
+    knownRole,
+    // a plain function: a known role is decided without a database round trip or an async frame
+    authorize(principal, organizationId, action) {
+      const known = knownRole(principal, organizationId);
+      if (known === undefined) return roleOf(principal, organizationId).then((role) => decide(role, action));
+      try {
+        return Promise.resolve(decide(known, action));
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
     forget(userId, organizationId) {
       cache.delete(`${userId}:${organizationId}`);
