@@ -18,6 +18,12 @@ const SELECT = `select e.id, e.organization_id, e.project_id, e.cluster_id, e.na
   e.cloned_from_id, e.created_at, e.updated_at, c.name as cluster_name, c.cloud_provider, c.region
   from environments e join clusters c on c.id = e.cluster_id`;
 
+// whole statements built once (issue 15: a per-call template is a new string to hash)
+const FIND_ENVIRONMENT = `${SELECT} where e.id = $1`;
+const ENVIRONMENTS_PAGE = `${SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`;
+const ENVIRONMENTS_BY_NAME_PAGE = `${SELECT} where e.project_id = $1 and lower(e.name) = lower($2) order by e.created_at, e.id limit $3 offset $4`;
+const ENVIRONMENTS_TOTAL = storedCount(`kind = 'environments'`);
+
 function toEnvironment(r: EnvironmentRow): Environment {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name, mode: r.mode,
@@ -29,16 +35,14 @@ function toEnvironment(r: EnvironmentRow): Environment {
 }
 
 export async function findEnvironment(db: Queryable, id: string): Promise<Environment | null> {
-  const rows = await db.query<EnvironmentRow>(`${SELECT} where e.id = $1`, [id]);
+  const rows = await db.query<EnvironmentRow>(FIND_ENVIRONMENT, [id]);
   return rows[0] ? toEnvironment(rows[0]) : null;
 }
 
 export async function listEnvironments(db: Queryable, projectId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Environment[]; total: number }> {
   const { rows, total } = name === null
-    ? await selectPage<EnvironmentRow>(db,
-      `${SELECT} where e.project_id = $1 order by e.created_at, e.id limit $2 offset $3`, [projectId], storedCount(`kind = 'environments'`), limit, offset)
-    : await selectPage<EnvironmentRow>(db,
-      `${SELECT} where e.project_id = $1 and lower(e.name) = lower($2) order by e.created_at, e.id limit $3 offset $4`, [projectId, name],
+    ? await selectPage<EnvironmentRow>(db, ENVIRONMENTS_PAGE, [projectId], ENVIRONMENTS_TOTAL, limit, offset)
+    : await selectPage<EnvironmentRow>(db, ENVIRONMENTS_BY_NAME_PAGE, [projectId, name],
       'select count(*)::int as n from environments e where e.project_id = $1 and lower(e.name) = lower($2)', limit, offset);
   return { items: rows.map(toEnvironment), total };
 }

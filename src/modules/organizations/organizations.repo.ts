@@ -14,6 +14,7 @@ interface OrganizationRow {
 }
 
 const COLUMNS = 'id, name, description, plan, website_url, repository, logo_url, icon_url, admin_emails, owner_user_id, created_at, updated_at';
+const FIND_ORGANIZATION = `select ${COLUMNS} from organizations where id = $1`;
 
 export function toOrganization(r: OrganizationRow): Organization {
   return {
@@ -24,7 +25,7 @@ export function toOrganization(r: OrganizationRow): Organization {
 }
 
 export async function findOrganization(db: Queryable, id: string): Promise<Organization | null> {
-  const rows = await db.query<OrganizationRow>(`select ${COLUMNS} from organizations where id = $1`, [id]);
+  const rows = await db.query<OrganizationRow>(FIND_ORGANIZATION, [id]);
   return rows[0] ? toOrganization(rows[0]) : null;
 }
 

@@ -15,6 +15,13 @@ interface ProjectRow {
 const COLUMNS = `p.id, p.organization_id, p.name, p.description, p.created_at, p.updated_at,
   coalesce((select sum(n) from row_counts c where c.parent_id = p.id and c.kind = 'environments'), 0)::int as env_count`;
 
+// statements are whole constants: built once, not per call (a template per call is a new string
+// the driver must flatten and hash to find its prepared statement: issue 15)
+const FIND_PROJECT = `select ${COLUMNS} from projects p where p.id = $1`;
+const PROJECTS_PAGE = `select ${COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`;
+const PROJECTS_BY_NAME_PAGE = `select ${COLUMNS} from projects p where p.organization_id = $1 and lower(p.name) = lower($2) order by p.created_at, p.id limit $3 offset $4`;
+const PROJECTS_TOTAL = storedCount(`kind = 'projects'`);
+
 function toProject(r: ProjectRow): Project {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name, description: r.description,
@@ -23,18 +30,14 @@ function toProject(r: ProjectRow): Project {
 }
 
 export async function findProject(db: Queryable, id: string): Promise<Project | null> {
-  const rows = await db.query<ProjectRow>(`select ${COLUMNS} from projects p where p.id = $1`, [id]);
+  const rows = await db.query<ProjectRow>(FIND_PROJECT, [id]);
   return rows[0] ? toProject(rows[0]) : null;
 }
 
 export async function listProjects(db: Queryable, organizationId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Project[]; total: number }> {
   const { rows, total } = name === null
-    ? await selectPage<ProjectRow>(db,
-      `select ${COLUMNS} from projects p where p.organization_id = $1 order by p.created_at, p.id limit $2 offset $3`, [organizationId],
-      storedCount(`kind = 'projects'`), limit, offset)
-    : await selectPage<ProjectRow>(db,
-      `select ${COLUMNS} from projects p where p.organization_id = $1 and lower(p.name) = lower($2) order by p.created_at, p.id limit $3 offset $4`,
-      [organizationId, name], 'select count(*)::int as n from projects p where p.organization_id = $1 and lower(p.name) = lower($2)', limit, offset);
+    ? await selectPage<ProjectRow>(db, PROJECTS_PAGE, [organizationId], PROJECTS_TOTAL, limit, offset)
+    : await selectPage<ProjectRow>(db, PROJECTS_BY_NAME_PAGE, [organizationId, name], 'select count(*)::int as n from projects p where p.organization_id = $1 and lower(p.name) = lower($2)', limit, offset);
   return { items: rows.map(toProject), total };
 }
 

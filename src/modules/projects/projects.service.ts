@@ -43,10 +43,16 @@ export function createProjectsService(deps: { db: Db; organizations: Organizatio
   /** project id → organization id: a project never moves, so an entry never goes stale */
   const organizationOf = new Map<string, string>();
 
-  async function resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }> {
+  /** the project, or 404; its organization is remembered */
+  async function find(projectId: string): Promise<Project> {
     const project = await repo.findProject(db, projectId);
     if (!project) throw notFound('Project');
-    rememberBounded(organizationOf, projectId, project.organization.id);
+    if (!organizationOf.has(projectId)) rememberBounded(organizationOf, projectId, project.organization.id);
+    return project;
+  }
+
+  async function resolve(p: Principal, projectId: string, action: Action): Promise<Project & { role: Role }> {
+    const project = await find(projectId);
     const role = await organizations.authorize(p, project.organization.id, action);
     return { ...project, role };
   }
@@ -74,7 +80,8 @@ export function createProjectsService(deps: { db: Db; organizations: Organizatio
       return repo.insertProject(db, organizationId, body, creation);
     },
     async get(p, projectId) {
-      const { role: _role, ...project } = await resolve(p, projectId, 'read');
+      const project = await find(projectId);
+      await organizations.authorize(p, project.organization.id, 'read');
       return project;
     },
     async update(p, projectId, body) {
