@@ -8,7 +8,8 @@
 // (comma-separated case ids: only those, their raw counterparts and the bare route), BENCH_DB
 // (embedded-postgres|pglite|postgres: only that one; embedded-postgres runs berth with
 // EMBEDDED_DATABASE=postgres and points the raw server at the same server), BENCH_PROFILE (a
-// directory: run the loaded berth server with --cpu-prof there), BENCH_JSON (also write the raw
+// directory: run the loaded berth server and the raw server with --cpu-prof there, as
+// <db>-berth.cpuprofile and <db>-raw.cpuprofile), BENCH_JSON (also write the raw
 // results there).
 // Order: first start on an empty data dir, fixtures through the API, stop; (PGlite: copy the data
 // directory for the raw server, which cannot share it); second start, idle RSS; then the load.
@@ -62,7 +63,8 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     if (rawPgdata) cpSync(join(dataDir, 'pgdata'), rawPgdata, { recursive: true });
 
     const profileDir = process.env.BENCH_PROFILE ? resolve(process.env.BENCH_PROFILE) : undefined;
-    const berth = await startBerth(env, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+    const profileFlags = (name: string) => (profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${db}-${name}.cpuprofile`] : []);
+    const berth = await startBerth(env, profileFlags('berth'));
     children.push(berth);
     const startupExistingMs = await waitReady(berth, '/readyz');
     log(`startup: empty ${startupEmptyMs.toFixed(0)} ms, existing ${startupExistingMs.toFixed(0)} ms`);
@@ -76,7 +78,7 @@ async function benchDatabase(db: DbKind): Promise<DbRun> {
     const sharedUrl = db === 'embedded-postgres' ? embeddedPostgresUrl(dataDir) : undefined;
     const rawBackends = sharedUrl ? backendsOf(sharedUrl, RAW_APPLICATION) : undefined;
     const raw = await startRaw(pgDb ? { databaseUrl: pgDb.url }
-      : sharedUrl ? { databaseUrl: `${sharedUrl}?application_name=${RAW_APPLICATION}` } : { pgdata: rawPgdata! });
+      : sharedUrl ? { databaseUrl: `${sharedUrl}?application_name=${RAW_APPLICATION}` } : { pgdata: rawPgdata! }, profileFlags('raw'));
     children.push(raw);
 
     const wanted = process.env.BENCH_CASES?.split(',').map((s) => s.trim());

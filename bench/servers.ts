@@ -85,9 +85,9 @@ export async function startBare(): Promise<Child> {
 }
 
 /** the raw route server (bench/raw-server.ts) on PostgreSQL or on a PGlite data directory */
-export async function startRaw(db: { databaseUrl: string } | { pgdata: string }): Promise<Child> {
+export async function startRaw(db: { databaseUrl: string } | { pgdata: string }, nodeFlags: string[] = []): Promise<Child> {
   const env: Record<string, string> = 'databaseUrl' in db ? { DATABASE_URL: db.databaseUrl } : { DATABASE_URL: '', RAW_PGDATA: db.pgdata };
-  const child = launch(['bench/raw-server.ts'], env, await freePort());
+  const child = launch([...nodeFlags, 'bench/raw-server.ts'], env, await freePort());
   await waitReady(child, '/raw-ready');
   return child;
 }
