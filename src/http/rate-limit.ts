@@ -17,24 +17,24 @@ export interface RateLimiter {
 
 interface CounterStore { incr(key: string, ttlSeconds: number): Promise<number>; close(): Promise<void> }
 
-function memoryStore(): CounterStore & { incrNow(key: string, ttlSeconds: number): number } {
-  const counters = new Map<string, { count: number; expires: number }>();
+/** per-process counting: one entry per caller holding the count of its current window, found by
+ * the caller's own key (no per-request key string to build and hash: issue 15) */
+function memoryCounters(): { count(key: string, window: number): number } {
+  const counters = new Map<string, { window: number; count: number }>();
   return {
-    async incr(key, ttl) {
-      return this.incrNow(key, ttl);
-    },
-    incrNow(key, ttl) {
-      const now = Date.now();
+    count(key, window) {
       let entry = counters.get(key);
-      if (!entry || entry.expires <= now) {
-        if (counters.size > 50_000) for (const [k, v] of counters) if (v.expires <= now) counters.delete(k);
-        entry = { count: 0, expires: now + ttl * 1000 };
+      if (entry === undefined) {
+        if (counters.size > 50_000) for (const [k, v] of counters) if (v.window < window) counters.delete(k);
+        entry = { window, count: 0 };
         counters.set(key, entry);
+      } else if (entry.window !== window) {
+        entry.window = window;
+        entry.count = 0;
       }
       entry.count += 1;
       return entry.count;
     },
-    async close() {},
   };
 }
 
@@ -60,30 +60,32 @@ async function redisStore(url: string): Promise<CounterStore> {
 }
 
 export async function createRateLimiter(options: { limit: number; redisUrl?: string; logger?: Logger; now?: () => number }): Promise<RateLimiter> {
-  const local = memoryStore();
+  const local = memoryCounters();
   const shared = options.redisUrl ? await redisStore(options.redisUrl) : null;
   const now = options.now ?? Date.now;
   let degraded = false;
-  function windowOf(key: string) {
-    const seconds = Math.floor(now() / 1000);
-    const windowStart = seconds - (seconds % WINDOW_SECONDS);
-    return { seconds, reset: windowStart + WINDOW_SECONDS, counterKey: `berth:rl:${key}:${windowStart}` };
+  /** the window a hit counts in: its start, in epoch seconds */
+  function windowAt(seconds: number): number {
+    return seconds - (seconds % WINDOW_SECONDS);
   }
-  function decide(count: number, seconds: number, reset: number): RateDecision {
+  function decide(count: number, seconds: number, window: number): RateDecision {
+    const reset = window + WINDOW_SECONDS;
     return { limit: options.limit, remaining: Math.max(0, options.limit - count), reset, allowed: count <= options.limit, retryAfter: Math.max(1, reset - seconds) };
   }
   return {
     hitNow(key) {
       if (shared) return undefined;
-      const { seconds, reset, counterKey } = windowOf(key);
-      return decide(local.incrNow(counterKey, WINDOW_SECONDS + 60), seconds, reset);
+      const seconds = Math.floor(now() / 1000);
+      const window = windowAt(seconds);
+      return decide(local.count(key, window), seconds, window);
     },
     async hit(key) {
-      const { seconds, reset, counterKey } = windowOf(key);
+      const seconds = Math.floor(now() / 1000);
+      const window = windowAt(seconds);
       let count: number;
       if (shared) {
         try {
-          count = await shared.incr(counterKey, WINDOW_SECONDS + 60);
+          count = await shared.incr(`berth:rl:${key}:${window}`, WINDOW_SECONDS + 60);
           if (degraded) {
             degraded = false;
             options.logger?.warn('rate limiter: Redis reachable again, counting in Redis');
@@ -93,12 +95,12 @@ export async function createRateLimiter(options: { limit: number; redisUrl?: str
             degraded = true;
             options.logger?.warn('rate limiter: Redis unreachable, counting per process until it returns');
           }
-          count = await local.incr(counterKey, WINDOW_SECONDS + 60);
+          count = local.count(key, window);
         }
       } else {
-        count = await local.incr(counterKey, WINDOW_SECONDS + 60);
+        count = local.count(key, window);
       }
-      return decide(count, seconds, reset);
+      return decide(count, seconds, window);
     },
     async close() {
       await shared?.close();
