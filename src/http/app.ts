@@ -162,7 +162,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installIgnoredFieldsHeader(hooks);
   installLocationHeaders(hooks, () => patterns);
   installAuditLog(hooks, ctx.db);
-  installMetrics(app, ctx);
+  installMetrics(app, ctx, hooks);
 
   // the operational routes (like every other path) also answer under /api/v1 through the URL rewrite
   app.get('/healthz', { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));

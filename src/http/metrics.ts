@@ -8,12 +8,13 @@
 // modules, ~50 ms of start and memory a berth nobody scrapes never uses; decision 0705): its
 // counters (GC, CPU seconds are absolute) and the event-loop-lag histogram start there, as after a
 // restart, which Prometheus' rate() already handles.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { AppContext } from '../context.ts';
 import { safeEqual } from '../lib/crypto.ts';
 import { AppError } from '../lib/errors.ts';
 import { TASK_KINDS, type TaskKind } from '../queue/tasks.ts';
+import type { RouteHooks } from './route-hooks.ts';
 
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -34,23 +35,45 @@ function processMetrics(): Promise<Registry> {
   return processRegistry;
 }
 
-export function installMetrics(app: FastifyInstance, ctx: AppContext): void {
+export function installMetrics(app: FastifyInstance, ctx: AppContext, hooks: RouteHooks): void {
   const series = new Map<string, Series>();
 
-  // a callback hook, not an async one: it runs on every request
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    if (route === '/metrics' || route === '/api/v1/metrics') return done();
-    const key = `${request.method}\u0000${route}\u0000${reply.statusCode}`;
+  /** the series of a method, route and status, made on first use */
+  function seriesOf(method: string, route: string, status: number): Series {
+    const key = `${method}\u0000${route}\u0000${status}`;
     let s = series.get(key);
     if (!s) {
       s = { buckets: BUCKETS.map(() => 0), count: 0, sum: 0 };
       series.set(key, s);
     }
-    const seconds = reply.elapsedTime / 1000;
+    return s;
+  }
+
+  function observe(s: Series, elapsedMs: number): void {
+    const seconds = elapsedMs / 1000;
     s.count += 1;
     s.sum += seconds;
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) s.buckets[i]! += 1;
+  }
+
+  // each route records through a hook of its own that knows the route and keeps its series by
+  // method and status: nothing is looked up by name per request (issue 15)
+  hooks.add('onResponse', (route) => {
+    if (route.url === '/metrics' || route.url === '/api/v1/metrics') return undefined;
+    const url = route.url;
+    const byMethod = new Map<string, Map<number, Series>>();
+    return (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      let byStatus = byMethod.get(request.method);
+      if (!byStatus) byMethod.set(request.method, (byStatus = new Map()));
+      let s = byStatus.get(reply.statusCode);
+      if (!s) byStatus.set(reply.statusCode, (s = seriesOf(request.method, url, reply.statusCode)));
+      observe(s, reply.elapsedTime);
+      done();
+    };
+  });
+  // requests no route matched (a callback hook, not an async one: it runs on every request)
+  app.addHook('onResponse', (request, reply, done) => {
+    if (request.is404) observe(seriesOf(request.method, 'unmatched', reply.statusCode), reply.elapsedTime);
     done();
   });
 

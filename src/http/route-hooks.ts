@@ -6,7 +6,7 @@
 // hooks added to the whole app would).
 import type { FastifyInstance, RouteOptions } from 'fastify';
 
-export type RouteHookName = 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend';
+export type RouteHookName = 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse';
 // the hook signatures differ by kind; Fastify checks them when the route is built
 type AnyHook = (...args: never[]) => unknown;
 
@@ -15,7 +15,7 @@ export interface RouteHooks {
   add(name: RouteHookName, forRoute: (route: RouteOptions) => AnyHook | undefined): void;
 }
 
-const NAMES: readonly RouteHookName[] = ['preValidation', 'preHandler', 'preSerialization', 'onSend'];
+const NAMES: readonly RouteHookName[] = ['preValidation', 'preHandler', 'preSerialization', 'onSend', 'onResponse'];
 
 export function routeHooks(app: FastifyInstance): RouteHooks {
   const registered: Array<{ name: RouteHookName; forRoute: (route: RouteOptions) => AnyHook | undefined }> = [];

@@ -14,11 +14,14 @@ describe('metrics', () => {
       const org = await seedOrganization(t);
       await t.request('GET', `/organization/${org.id}`, { token: org.token });
       await t.request('GET', '/organization/00000000-0000-4000-8000-000000000000', { token: org.token });
+      await t.request('GET', `/api/v1/organization/${org.id}`, { token: org.token });
+      await t.request('GET', '/no/such/route', { token: org.token });
       const r = await t.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' });
       assert.equal(r.statusCode, 200);
       assert.match(r.headers['content-type'] as string, /text\/plain/);
-      assert.match(r.body, /berth_http_request_duration_seconds_count\{method="GET",route="\/organization\/:organizationId",status="200"\} 1/);
-      assert.match(r.body, /status="404"\} 1/);
+      assert.match(r.body, /berth_http_request_duration_seconds_count\{method="GET",route="\/organization\/:organizationId",status="200"\} 2/, 'the /api/v1 alias counts under its route');
+      assert.match(r.body, /berth_http_request_duration_seconds_count\{method="GET",route="\/organization\/:organizationId",status="404"\} 1/);
+      assert.match(r.body, /berth_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} 1/);
       assert.match(r.body, /berth_queue_tasks\{kind="maintenance.cleanup",state="created"\} \d+/);
       assert.match(r.body, /^process_cpu_user_seconds_total \d/m);
       assert.match(r.body, /^nodejs_eventloop_lag_seconds \d/m);
