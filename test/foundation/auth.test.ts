@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { startTestOidc, type TestOidc } from '../support/oidc.ts';
+import { createIdentityService } from '../../src/modules/identity/identity.service.ts';
 
 describe('authentication', () => {
   let t: TestApp;
@@ -108,6 +109,22 @@ describe('authentication', () => {
     } finally {
       agent.destroy();
     }
+  });
+
+  test('a connection forgets its token once the token cache is emptied for its bound (a later revocation cannot reach it there)', async () => {
+    const org = await seedOrganization(t);
+    const identity = createIdentityService(t.ctx.db, t.config, { cacheLimit: 2 });
+    const issued = await Promise.all(['a', 'b', 'c'].map((n) => t.ctx.services.tokens.issue(t.ctx.db, org.id, `bounded-${n}`, 'VIEWER')));
+    const [a, b, c] = issued.map((i) => `Token ${i.token}`) as [string, string, string];
+    const connection = {};
+    await identity.authenticate(a);
+    assert.equal(identity.cached(a, connection)?.kind, 'token', 'known, and remembered by the connection');
+    await identity.authenticate(b);
+    await identity.authenticate(c); // the cache is full: emptied before c goes in
+    await t.ctx.db.query('delete from api_tokens where id = $1', [issued[0]!.id]);
+    identity.evictToken(issued[0]!.id); // a is no longer in the cache: nothing to expire
+    assert.equal(identity.cached(a, connection), undefined);
+    await assert.rejects(identity.authenticate(a), (err: { status?: number }) => err.status === 401);
   });
 
   test('API tokens are stored hashed, never in clear', async () => {

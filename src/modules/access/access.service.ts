@@ -35,9 +35,8 @@ export function createAccessService(db: Db): AccessService {
     return role;
   }
 
-  async function roleOf(principal: Principal, organizationId: string): Promise<Role | null> {
-    const known = knownRole(principal, organizationId);
-    if (known !== undefined) return known;
+  /** a user's membership read from the database, and cached */
+  async function readRole(principal: Principal, organizationId: string): Promise<Role | null> {
     const key = `${principal.id}:${organizationId}`;
     const now = Date.now();
     const rows = await db.query<{ role: Role }>(
@@ -49,13 +48,18 @@ export function createAccessService(db: Db): AccessService {
     return role;
   }
 
+  async function roleOf(principal: Principal, organizationId: string): Promise<Role | null> {
+    const known = knownRole(principal, organizationId);
+    return known !== undefined ? known : readRole(principal, organizationId);
+  }
+
   return {
     roleOf,
     knownRole,
     // a plain function: a known role is decided without a database round trip or an async frame
     authorize(principal, organizationId, action) {
       const known = knownRole(principal, organizationId);
-      if (known === undefined) return roleOf(principal, organizationId).then((role) => decide(role, action));
+      if (known === undefined) return readRole(principal, organizationId).then((role) => decide(role, action));
       try {
         return Promise.resolve(decide(known, action));
       } catch (err) {

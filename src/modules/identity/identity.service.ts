@@ -39,7 +39,9 @@ export interface IdentityService {
 
 interface Cached { principal: Principal; until: number }
 
-export function createIdentityService(db: Db, config: Config): IdentityService {
+/** `cacheLimit`: entries per cache before it is emptied (bounded-map.ts; tests make it small) */
+export function createIdentityService(db: Db, config: Config, options: { cacheLimit?: number } = {}): IdentityService {
+  const cacheLimit = options.cacheLimit ?? CACHE_LIMIT;
   const tokens = new Map<string, Cached>();
   const jwts = new Map<string, Cached>();
   const lastOnConnection = new WeakMap<object, { authorization: string; entry: Cached; generation: number }>();
@@ -47,8 +49,8 @@ export function createIdentityService(db: Db, config: Config): IdentityService {
   // could no longer be evicted, so connections forget what they remember from before
   let generation = 0;
   function remember(cache: Map<string, Cached>, key: string, entry: Cached): void {
-    if (cache.size >= CACHE_LIMIT) generation += 1;
-    rememberBounded(cache, key, entry);
+    if (cache.size >= cacheLimit) generation += 1;
+    rememberBounded(cache, key, entry, cacheLimit);
   }
   let jwks: ReturnType<typeof createRemoteJWKSet> | undefined;
 
