@@ -9,10 +9,10 @@
 // resident for the life of the process; decision 0705).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
+import nodeModule from 'node:module'; // a default import: older Node has no enableCompileCache export
 import { fileURLToPath } from 'node:url';
 
-enableCompileCache?.();
+nodeModule.enableCompileCache?.();
 
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const major = Number(process.versions.node.split('.')[0]);

@@ -227,4 +227,17 @@ describe('how a berth server process starts', () => {
     assert.equal(run(), 'true'); // the first run strips and fills the cache
     assert.equal(run(), 'false');
   });
+
+  // the system's Node (Debian's is 20) runs bin/berth.mjs, which must re-execute with the Node 24
+  // the project installs (node_modules/node) rather than fail on an import Node 20 lacks
+  const olderNode = ['/usr/bin/node', '/usr/local/bin/node'].find((path) => existsSync(path)
+    && Number(spawnSync(path, ['-p', 'process.versions.node.split(".")[0]'], { encoding: 'utf8' }).stdout) < 24);
+  test('an older Node runs the berth command through the project\'s Node 24', { skip: olderNode ? false : 'no Node older than 24 on this machine' }, () => {
+    const r = spawnSync(olderNode!, [join(root, 'bin/berth.mjs'), '--help'], {
+      env: { PATH: '/usr/bin:/bin', DATA_DIR: mkdtempSync(join(tmpdir(), 'berth-old-node-')), LOG_LEVEL: 'silent' },
+      encoding: 'utf8', timeout: 60_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Usage: berth/);
+  });
 });
