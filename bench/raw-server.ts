@@ -23,9 +23,9 @@ async function openDriver(): Promise<Query> {
   const { PGlite, types } = await import('@electric-sql/pglite');
   const pglite = await PGlite.create({
     dataDir: process.env.RAW_PGDATA,
-    postgresqlconf: ['shared_buffers=16MB'],
+    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'], // as berth's (src/db/pglite.ts)
     parsers: { [types.INT8]: (v: string) => Number(v) },
-  } as ConstructorParameters<typeof PGlite>[0] & { postgresqlconf: string[] });
+  });
   return async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows;
 }
 

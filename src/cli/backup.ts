@@ -57,7 +57,7 @@ export async function restore(config: Config, file: string): Promise<void> {
   }
   const lock = acquireDataDirLock(config.dataDir);
   try {
-    const db = await openPglite(config.dataDir, new Blob([readFileSync(file)]));
+    const db = await openPglite(config.dataDir, { loadDataDir: new Blob([readFileSync(file)]) });
     try {
       await migrate(db);
     } finally {

@@ -1,12 +1,13 @@
 // Embedded driver: PGlite (PostgreSQL compiled to WebAssembly) persisted in DATA_DIR/pgdata,
 // or in memory for tests. One connection on the Node thread: keep transactions short.
 import { PGlite, types } from '@electric-sql/pglite';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Db, Queryable } from './db.ts';
 import { translateDbError } from './errors.ts';
 import { preparedRunner, type PreparedRunner } from './pglite-prepared.ts';
+import { discardPgliteTemplate, pgliteTemplatePath, readPgliteTemplate } from './pglite-template.ts';
 
 type Runner = { query: PGlite['query']; exec: PGlite['exec'] };
 
@@ -42,21 +43,64 @@ function keepWebAssemblyAtBaseline(): void {
   setFlagsFromString('--no-wasm-dynamic-tiering');
 }
 
+/**
+ * How berth starts PGlite: its defaults plus small shared buffers, so that the embedded database
+ * idles in a modest amount of memory (PostgreSQL's 128 MB default is resident in PGlite's
+ * WebAssembly memory from the start).
+ */
+const PGLITE_START_PARAMS: string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+export interface OpenPgliteOptions {
+  /** a cluster to start from (a backup being restored); the data directory must be empty */
+  loadDataDir?: Blob;
+  /** the initdb template an empty cluster starts from (pglite-template.ts); false: run initdb */
+  template?: string | false;
+}
+
+function isEmptyCluster(location: string | undefined): boolean {
+  return location === undefined || !existsSync(location) || readdirSync(location).length === 0;
+}
+
+function createPglite(location: string | undefined, loadDataDir: Blob | undefined): Promise<PGlite> {
+  return PGlite.create({
+    dataDir: location,
+    loadDataDir,
+    startParams: PGLITE_START_PARAMS,
+    parsers: { [types.INT8]: (v: string) => Number(v) },
+  });
+}
+
+/**
+ * An empty cluster starts from the template when there is one; one PGlite cannot load is
+ * discarded and initdb runs instead (the half-loaded directory is emptied first).
+ */
+async function createFromTemplate(location: string | undefined, template: string): Promise<PGlite> {
+  const tarball = readPgliteTemplate(template);
+  if (!tarball) return createPglite(location, undefined);
+  try {
+    return await createPglite(location, tarball);
+  } catch {
+    discardPgliteTemplate(template);
+    if (location) {
+      rmSync(location, { recursive: true, force: true });
+      mkdirSync(location, { recursive: true });
+    }
+    return createPglite(location, undefined);
+  }
+}
+
 /** dataDir: a directory, or 'memory://' for a throwaway in-memory database */
-export async function openPglite(dataDir: string, loadDataDir?: Blob): Promise<Db> {
+export async function openPglite(dataDir: string, options: OpenPgliteOptions = {}): Promise<Db> {
   keepWebAssemblyAtBaseline();
   let location: string | undefined;
   if (dataDir !== 'memory://') {
     location = join(resolve(dataDir), 'pgdata');
     mkdirSync(location, { recursive: true });
   }
-  const pglite = await PGlite.create({
-    dataDir: location,
-    loadDataDir,
-    // small buffers: the embedded default should idle in a modest amount of memory
-    postgresqlconf: ['shared_buffers=16MB'],
-    parsers: { [types.INT8]: (v: string) => Number(v) },
-  } as ConstructorParameters<typeof PGlite>[0] & { postgresqlconf: string[] });
+  const template = options.template ?? pgliteTemplatePath();
+  const pglite = options.loadDataDir || template === false || !isEmptyCluster(location)
+    ? await createPglite(location, options.loadDataDir)
+    : await createFromTemplate(location, template);
   const prepared = preparedRunner(pglite);
   const base = queryable(pglite, prepared, false);
   return {

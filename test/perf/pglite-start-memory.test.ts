@@ -1,7 +1,8 @@
 // Opening PGlite must not take a burst of memory the process then idles far below (issue 15: peak
 // ≤ 1.5× idle): with V8's optimizing tier on, compiling PGlite's WebAssembly while its first
 // statements run took about 500 MiB for half a second (src/db/pglite.ts, decision 0708). A fresh
-// process creates an in-memory database (initdb, the heaviest start) and reports its VmHWM.
+// process creates an in-memory database by initdb (the heaviest start, not from the template of
+// pglite-template.ts) and reports its VmHWM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -12,7 +13,7 @@ const root = new URL('../..', import.meta.url).pathname;
 const SCRIPT = `
 import { openPglite } from './src/db/pglite.ts';
 import { readFileSync } from 'node:fs';
-const db = await openPglite('memory://');
+const db = await openPglite('memory://', { template: false });
 await db.query('select count(*) from pg_class');
 await db.close();
 process.stdout.write(readFileSync('/proc/self/status', 'utf8').match(/VmHWM:\\s+(\\d+)/)[1]);

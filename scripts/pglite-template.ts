@@ -1,0 +1,20 @@
+// Makes the initdb template an empty PGlite cluster starts from (src/db/pglite-template.ts,
+// decision 0710). Run by `npm install` (the prepare script); safe to run again: it is made only
+// when the installed PGlite has none. `--force` makes it anew.
+import { existsSync } from 'node:fs';
+import { openPglite } from '../src/db/pglite.ts';
+import { pgliteTemplatePath, savePgliteTemplate } from '../src/db/pglite-template.ts';
+
+const path = pgliteTemplatePath();
+if (existsSync(path) && !process.argv.includes('--force')) {
+  process.stdout.write(`PGlite template: ${path} (already made)\n`);
+} else {
+  const started = performance.now();
+  const db = await openPglite('memory://', { template: false });
+  try {
+    if (db.native.kind === 'pglite') await savePgliteTemplate(path, db.native.pglite);
+  } finally {
+    await db.close();
+  }
+  process.stdout.write(`PGlite template: ${path} made in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+}
