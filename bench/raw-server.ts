@@ -21,9 +21,10 @@ async function openDriver(): Promise<Query> {
     };
   }
   const { PGlite, types } = await import('@electric-sql/pglite');
+  const { PGLITE_START_PARAMS } = await import('../src/db/pglite.ts'); // the server's settings, as berth's
   const pglite = await PGlite.create({
     dataDir: process.env.RAW_PGDATA,
-    startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'], // as berth's (src/db/pglite.ts)
+    startParams: PGLITE_START_PARAMS,
     parsers: { [types.INT8]: (v: string) => Number(v) },
   });
   return async (text, params) => (await pglite.query<Record<string, unknown>>(text, params)).rows;

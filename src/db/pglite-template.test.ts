@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from './db.ts';
 import { openPglite } from './pglite.ts';
-import { savePgliteTemplate } from './pglite-template.ts';
+import { pgliteTemplatePath, savePgliteTemplate } from './pglite-template.ts';
 
 /** the cluster's identity, set once by initdb and kept by every copy of the cluster */
 async function systemIdentifier(db: Db): Promise<string> {
@@ -57,6 +57,19 @@ describe('PGlite initdb template', () => {
       assert.equal(await systemIdentifier(db), templateId);
     } finally {
       await db.close();
+    }
+  });
+
+  // npm install makes the installed PGlite's template (scripts/pglite-template.ts); what berth and
+  // the tests open without saying which template is that one
+  const installed = pgliteTemplatePath();
+  test('without a template named, an empty cluster starts from the one npm install made', { skip: existsSync(installed) ? false : `no ${installed}: npm install makes it` }, async () => {
+    const fromInstalled = await openPglite('memory://', { template: installed });
+    const byDefault = await openPglite('memory://');
+    try {
+      assert.equal(await systemIdentifier(byDefault), await systemIdentifier(fromInstalled));
+    } finally {
+      await Promise.all([byDefault.close(), fromInstalled.close()]);
     }
   });
 

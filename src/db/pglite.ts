@@ -1,7 +1,7 @@
 // Embedded driver: PGlite (PostgreSQL compiled to WebAssembly) persisted in DATA_DIR/pgdata,
 // or in memory for tests. One connection on the Node thread: keep transactions short.
 import { PGlite, types } from '@electric-sql/pglite';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Db, Queryable } from './db.ts';
@@ -48,7 +48,7 @@ function keepWebAssemblyAtBaseline(): void {
  * idles in a modest amount of memory (PostgreSQL's 128 MB default is resident in PGlite's
  * WebAssembly memory from the start).
  */
-const PGLITE_START_PARAMS: string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+export const PGLITE_START_PARAMS: string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
 export interface OpenPgliteOptions {
   /** a cluster to start from (a backup being restored); the data directory must be empty */
@@ -57,8 +57,9 @@ export interface OpenPgliteOptions {
   template?: string | false;
 }
 
+/** `location` exists (openPglite makes it); undefined: in memory, always empty */
 function isEmptyCluster(location: string | undefined): boolean {
-  return location === undefined || !existsSync(location) || readdirSync(location).length === 0;
+  return location === undefined || readdirSync(location).length === 0;
 }
 
 function createPglite(location: string | undefined, loadDataDir: Blob | undefined): Promise<PGlite> {
