@@ -1,8 +1,13 @@
 // Named prepared statements on PGlite (pglite-prepared.ts, used by every Db query in embedded
 // mode) give exactly what PGlite's own query() gives: rows and types, errors, transactions, and a
-// table changed under a prepared statement. Runs on its own in-memory PGlite.
+// table changed under a prepared statement; and that a statement's commit is on disk when it
+// returns, with no syncToFs (a process killed right after still has it). Runs on its own PGlites.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Db } from './db.ts';
 import { openPglite } from './pglite.ts';
 import { registerConstraint } from './errors.ts';
@@ -78,4 +83,28 @@ describe('PGlite prepared statements', () => {
     const after = await db.query<Record<string, unknown>>(star, ['a']);
     assert.equal(after[0]!.extra, 'e');
   });
+});
+
+test('a committed statement survives the process being killed right after it (kill -9)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-pglite-kill-'));
+  try {
+    // the child writes through the prepared path (one standalone statement, its own commit) and
+    // kills itself as soon as the statement has returned: no close, no checkpoint, no exit handler
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+      const { openPglite } = await import(${JSON.stringify(new URL('./pglite.ts', import.meta.url).href)});
+      const db = await openPglite(${JSON.stringify(dir)});
+      await db.exec('create table kept (name text primary key)');
+      await db.query('insert into kept (name) values ($1)', ['written']);
+      process.kill(process.pid, 'SIGKILL');
+    `], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(child.signal, 'SIGKILL', child.stderr);
+    const reopened = await openPglite(dir);
+    try {
+      assert.deepEqual(await reopened.query('select name from kept'), [{ name: 'written' }]);
+    } finally {
+      await reopened.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

@@ -6,6 +6,9 @@
 // bind + describe portal + execute + sync. Results are parsed by PGlite's own parseResults with
 // the instance's parsers and parameters serialized by its serializers, as query() does.
 // Texts beyond MAX_STATEMENTS, and a text whose table changed under it, go through query().
+// No syncToFs after a statement: berth opens PGlite on Node's file system or in memory, whose
+// syncToFs does nothing (PostgreSQL's writes go straight to the files; it matters only for
+// IndexedDB in a browser), and asking cost a third lock round per statement (decision 0711).
 import { parse as pgliteParse, protocol, type PGlite, type Results } from '@electric-sql/pglite';
 
 const MAX_STATEMENTS = 1000;
@@ -17,7 +20,6 @@ interface PgliteInternals {
   serializers: Record<number, (v: unknown) => string>;
   parsers: Parameters<typeof pgliteParse.parseResults>[1];
   execProtocol(message: Uint8Array, options?: { syncToFs?: boolean }): Promise<{ messages: Array<{ name: string; dataTypeIDs?: number[] }> }>;
-  syncToFs(): Promise<void>;
 }
 
 interface Prepared { name: string; paramTypes: number[] }
@@ -81,11 +83,7 @@ export function preparedRunner(pglite: PGlite): PreparedRunner {
       try {
         attempt = inTransaction
           ? await run<R>(text, params ?? [])
-          : await pg._runExclusiveTransaction(async () => {
-            const r = await run<R>(text, params ?? []);
-            if (r) await pg.syncToFs();
-            return r;
-          });
+          : await pg._runExclusiveTransaction(() => run<R>(text, params ?? []));
       } catch (err) {
         // a table changed under a prepared statement (a migration): this text goes through query()
         if ((err as { code?: string }).code !== '0A000') throw err;
