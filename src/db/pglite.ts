@@ -8,6 +8,7 @@ import type { Db, Queryable } from './db.ts';
 import { translateDbError } from './errors.ts';
 import { preparedRunner, type PreparedRunner } from './pglite-prepared.ts';
 import { discardPgliteTemplate, pgliteTemplatePath, readPgliteTemplate } from './pglite-template.ts';
+import { timestamptzReader } from './timestamps.ts';
 
 type Runner = { query: PGlite['query']; exec: PGlite['exec'] };
 
@@ -50,6 +51,9 @@ function keepWebAssemblyAtBaseline(): void {
  */
 export const PGLITE_START_PARAMS: string[] = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
 
+/** timestamptz as pg reads it (timestamps.ts), PGlite's own reader for other shapes */
+const readTimestamptz = timestamptzReader(types.parsers[types.TIMESTAMPTZ]!);
+
 export interface OpenPgliteOptions {
   /** a cluster to start from (a backup being restored); the data directory must be empty */
   loadDataDir?: Blob;
@@ -67,7 +71,7 @@ function createPglite(location: string | undefined, loadDataDir: Blob | undefine
     dataDir: location,
     loadDataDir,
     startParams: PGLITE_START_PARAMS,
-    parsers: { [types.INT8]: (v: string) => Number(v) },
+    parsers: { [types.INT8]: (v: string) => Number(v), [types.TIMESTAMPTZ]: readTimestamptz },
   });
 }
 

@@ -1,11 +1,14 @@
 // PostgreSQL driver: a `pg` pool. Statements with parameters are named (prepared once per
-// connection) since the API's statements are static texts; int8 is parsed to number.
+// connection) since the API's statements are static texts; int8 is parsed to number, timestamptz
+// by timestamps.ts.
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import type { Db, Queryable } from './db.ts';
 import { translateDbError } from './errors.ts';
+import { timestamptzReader } from './timestamps.ts';
 
 pg.types.setTypeParser(20, (v: string) => Number(v));
+pg.types.setTypeParser(1184, timestamptzReader(pg.types.getTypeParser(1184)));
 
 const statementNames = new Map<string, string>();
 function statementName(text: string): string {
