@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=50
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=20
 // The `berth` command. berth runs on Node 24 (TypeScript sources, type stripping); the project
 // carries that runtime as the `node` npm package, so an older system Node re-executes with it
 // with the same Node options (the shebang's server flags) and forwarding signals, so Ctrl-C and
