@@ -1,10 +1,12 @@
 // PostgreSQL driver: a `pg` pool. Statements with parameters are named (prepared once per
-// connection) since the API's statements are static texts; int8 is parsed to number, timestamptz
+// connection, their result's shape learnt once: pg-statement.ts) since the API's statements are
+// static texts; int8 is parsed to number, timestamptz
 // by timestamps.ts.
 import pg from 'pg';
 import { createHash } from 'node:crypto';
 import type { Db, Queryable } from './db.ts';
 import { translateDbError } from './errors.ts';
+import { runNamed } from './pg-statement.ts';
 import { timestamptzReader } from './timestamps.ts';
 
 pg.types.setTypeParser(20, (v: string) => Number(v));
@@ -24,10 +26,8 @@ function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
       try {
-        const res = params && params.length > 0
-          ? await client.query({ name: statementName(text), text, values: params as unknown[] })
-          : await client.query(text);
-        return res.rows as R[];
+        if (params && params.length > 0) return await runNamed<R>(client, statementName(text), text, params as unknown[]);
+        return (await client.query(text)).rows as R[];
       } catch (err) {
         throw translateDbError(err);
       }
