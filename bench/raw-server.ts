@@ -2,7 +2,7 @@
 // running the same SQL as berth's repositories for each case, with no authentication, no rate
 // limiting, no validation and no response schema — the limit of this stack. Run as a child
 // process by bench/run.ts: PORT, and either DATABASE_URL (a `pg` pool of 10, named statements
-// like src/db/postgres.ts) or RAW_PGDATA (a PGlite data directory: a copy of berth's, since
+// as pg ships them: berth's also skip the per-execution Describe, decision 0713) or RAW_PGDATA (a PGlite data directory: a copy of berth's, since
 // PGlite is single-process). Prints nothing.
 import Fastify from 'fastify';
 
