@@ -58,12 +58,12 @@ describe('a named statement that learns its shape', () => {
     const { client, describes } = await countingClient();
     try {
       for (let i = 0; i < 3; i++) {
-        const rows = await runNamed<Record<string, unknown>>(client, 'things_by_ids', SELECT, [[1, 2]]);
+        const rows = await runNamed<Record<string, unknown>>(client, SELECT, [[1, 2]]);
         assert.deepEqual(rows, expected);
         assert.deepEqual(Object.keys(rows[0]!), ['id', 'name', 'tags', 'spec', 'enabled', 'ref', 'at', 'note', 'twice']);
       }
       assert.equal(describes(), 1);
-      assert.deepEqual(await runNamed(client, 'things_by_ids', SELECT, [[3]]), []);
+      assert.deepEqual(await runNamed(client, SELECT, [[3]]), []);
       assert.equal(describes(), 1);
     } finally {
       client.release();
@@ -73,7 +73,7 @@ describe('a named statement that learns its shape', () => {
   test('a statement that returns no rows runs again and again', async () => {
     const { client } = await countingClient();
     try {
-      for (let i = 10; i < 13; i++) assert.deepEqual(await runNamed(client, 'things_insert', 'insert into things (id, name) values ($1, $2)', [i, `n${i}`]), []);
+      for (let i = 10; i < 13; i++) assert.deepEqual(await runNamed(client, 'insert into things (id, name) values ($1, $2)', [i, `n${i}`]), []);
       assert.equal((await pool.query('select count(*)::int as n from things where id between 10 and 12')).rows[0].n, 3);
     } finally {
       client.release();
@@ -84,12 +84,12 @@ describe('a named statement that learns its shape', () => {
     const { client, describes } = await countingClient();
     try {
       const insert = 'insert into things (id, name) values ($1, $2) returning id, name';
-      assert.deepEqual(await runNamed(client, 'things_insert_returning', insert, [20, 'twenty']), [{ id: 20, name: 'twenty' }]);
-      await assert.rejects(runNamed(client, 'things_insert_returning', insert, [21, 'twenty']), { code: '23505' });
+      assert.deepEqual(await runNamed(client, insert, [20, 'twenty']), [{ id: 20, name: 'twenty' }]);
+      await assert.rejects(runNamed(client, insert, [21, 'twenty']), { code: '23505' });
       const circular: Record<string, unknown> = {};
       circular.self = circular;
-      await assert.rejects(runNamed(client, 'things_insert_returning', insert, [22, circular]), TypeError);
-      assert.deepEqual(await runNamed(client, 'things_insert_returning', insert, [23, 'twenty-three']), [{ id: 23, name: 'twenty-three' }]);
+      await assert.rejects(runNamed(client, insert, [22, circular]), TypeError);
+      assert.deepEqual(await runNamed(client, insert, [23, 'twenty-three']), [{ id: 23, name: 'twenty-three' }]);
       assert.equal(describes(), 1);
     } finally {
       client.release();
@@ -101,12 +101,12 @@ describe('a named statement that learns its shape', () => {
     const star = 'select * from shapes where id = $1';
     const first = await pool.connect();
     try {
-      assert.deepEqual(await runNamed(first, 'shapes_star', star, [1]), [{ id: 1 }]);
+      assert.deepEqual(await runNamed(first, star, [1]), [{ id: 1 }]);
       await pool.query(`alter table shapes add column label text not null default 'x'`);
-      await assert.rejects(runNamed(first, 'shapes_star', star, [1]), /cached plan must not change result type/);
+      await assert.rejects(runNamed(first, star, [1]), /cached plan must not change result type/);
       const second = await pool.connect();
       try {
-        assert.deepEqual(await runNamed(second, 'shapes_star', star, [1]), [{ id: 1, label: 'x' }]);
+        assert.deepEqual(await runNamed(second, star, [1]), [{ id: 1, label: 'x' }]);
       } finally {
         second.release();
       }

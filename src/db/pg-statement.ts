@@ -9,6 +9,7 @@
 // Sync only, and rows are built from the kept shape. Everything else (parsing the statement once
 // per connection, errors, the pool, the callback) is pg's own Query.
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 
 type Reader = (text: string) => unknown;
 interface Field { name: string; dataTypeID: number }
@@ -30,7 +31,7 @@ class Shape {
     const readers = this.#readers;
     for (let i = 0; i < values.length; i++) {
       const value = values[i];
-      row[names[i]!] = value === null || value === undefined ? null : readers[i]!(value);
+      row[names[i]!] = value === null ? null : readers[i]!(value);
     }
     return row;
   }
@@ -60,10 +61,21 @@ const prepareValue = (pg as unknown as { utils: { prepareValue: unknown } }).uti
 type Callback = (err: Error | undefined, result: { rows: unknown[] }) => void;
 interface Runner { query(statement: NamedStatement, callback: Callback): unknown }
 
-/** runs a named statement on a pool or one of its clients; its rows */
-export function runNamed<R>(client: pg.Pool | pg.PoolClient, name: string, text: string, values: unknown[]): Promise<R[]> {
+/** a statement's name: a hash of its text (the API's statements are static texts) */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 20);
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** runs `text` as a named statement on a pool or one of its clients; its rows */
+export function runNamed<R>(client: pg.Pool | pg.PoolClient, text: string, values: unknown[]): Promise<R[]> {
   return new Promise((resolve, reject) => {
-    (client as unknown as Runner).query(new NamedStatement(name, text, values), (err, result) => (err ? reject(err) : resolve(result.rows as R[])));
+    (client as unknown as Runner).query(new NamedStatement(statementName(text), text, values), (err, result) => (err ? reject(err) : resolve(result.rows as R[])));
   });
 }
 

@@ -1,32 +1,22 @@
 // PostgreSQL driver: a `pg` pool. Statements with parameters are named (prepared once per
 // connection, their result's shape learnt once: pg-statement.ts) since the API's statements are
-// static texts; int8 is parsed to number, timestamptz
-// by timestamps.ts.
+// static texts; int8 is parsed to number, timestamptz by timestamps.ts.
 import pg from 'pg';
-import { createHash } from 'node:crypto';
 import type { Db, Queryable } from './db.ts';
 import { translateDbError } from './errors.ts';
 import { runNamed } from './pg-statement.ts';
 import { timestamptzReader } from './timestamps.ts';
 
 pg.types.setTypeParser(20, (v: string) => Number(v));
-pg.types.setTypeParser(1184, timestamptzReader(pg.types.getTypeParser(1184)));
-
-const statementNames = new Map<string, string>();
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (name === undefined) {
-    name = 's' + createHash('sha1').update(text).digest('hex').slice(0, 20);
-    statementNames.set(text, name);
-  }
-  return name;
-}
+/** the timestamptz reader pg ships (postgres-date), for the shapes timestamps.ts leaves to it */
+export const shippedTimestamptzReader = pg.types.getTypeParser(1184) as (text: string) => Date;
+pg.types.setTypeParser(1184, timestamptzReader(shippedTimestamptzReader));
 
 function queryable(client: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
       try {
-        if (params && params.length > 0) return await runNamed<R>(client, statementName(text), text, params as unknown[]);
+        if (params && params.length > 0) return await runNamed<R>(client, text, params as unknown[]);
         return (await client.query(text)).rows as R[];
       } catch (err) {
         throw translateDbError(err);

@@ -3,12 +3,12 @@
 // and both drivers (the test database: PGlite, or PostgreSQL with DATABASE_URL) using it.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import postgresDate from 'postgres-date';
 import { DbTimestamp, readUtcTimestamp, timestamptzReader } from './timestamps.ts';
+import { shippedTimestamptzReader } from './postgres.ts';
 import { testDatabase } from '../../test/support/db.ts';
 
-/** what pg read before: postgres-date's Date, formatted by Date#toISOString */
-const general = (text: string) => postgresDate(text) as Date;
+/** what pg read before: the reader it ships (postgres-date), formatted by Date#toISOString */
+const general = shippedTimestamptzReader;
 
 /** a UTC instant as PostgreSQL writes it, with `fraction` digits of the microseconds */
 function pgText(ms: number, micros: number, fraction: number): string {
