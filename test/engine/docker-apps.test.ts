@@ -45,6 +45,8 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     await hooks?.close();
   });
 
+  const runtimeLines = async (serviceId: string): Promise<string[]> =>
+    (await berth.api('GET', `/application/${serviceId}/log?tail=10000`)).body.results.filter((l: any) => l.kind === 'RUNTIME').map((l: any) => l.message);
   const replicas = async (serviceId: string, all = false) =>
     docker.listContainers({ all, filters: { label: [`berth.service_id=${serviceId}`, 'berth.role=replica'] } });
 
@@ -99,6 +101,8 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     assert.deepEqual([...new Set(rounds.flatMap((r) => r.bodies))].sort(), ['hello v1\n', 'hello v2\n']);
     assert.equal((await viaIngress(berth.ingressPort, host)).body, 'hello v2\n');
     assert.equal((await replicas(appId)).length, 1, 'the old replica is gone');
+    // the new replica's first line, written while the old one logged every request it answered
+    await eventually(async () => (await runtimeLines(appId)).includes('started with hello v2'), 30_000);
   });
 
   test('a version that never becomes ready fails with its reason and the old one keeps serving', async () => {
@@ -133,10 +137,16 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     const before = await berth.api('POST', `/application/${appId}/restart-service`);
     const restarted = await berth.settle(before.body.id);
     assert.equal(restarted.status, 'RESTARTED', restarted.message);
+    const starts = async () => (await runtimeLines(appId)).filter((l) => l === 'started with hello v2').length;
+    await eventually(async () => (await starts()) >= 2, 30_000); // the redeploy's replica, then the restart's
     await berth.stop();
     assert.deepEqual(await viaIngress(berth.ingressPort, host), { status: 200, body: 'hello v2\n' }, 'served while berth is down');
     await berth.restart();
     assert.equal((await berth.api('GET', `/application/${appId}/status`)).body.state, 'RUNNING');
+    const startsBefore = await starts();
+    await viaIngress(berth.ingressPort, host); // a line written after the re-adoption is recorded, the old ones are not again
+    await eventually(async () => (await runtimeLines(appId)).slice(-3).some((l) => l.includes('response:200')), 30_000);
+    assert.equal(await starts(), startsBefore, 're-adopting the replica records none of its earlier lines again');
     const seen = hooks.bodies.length;
     const [replica] = await replicas(appId);
     await docker.getContainer(replica!.Id).kill();

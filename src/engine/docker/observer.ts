@@ -32,15 +32,39 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
   let stopped = false;
   let events: Readable | null = null;
   const following = new Map<string, Readable>();
+  /** containers started again while their previous run's stream had not ended yet */
+  const startedAgain = new Set<string>();
 
-  async function follow(containerId: string, serviceId: string): Promise<void> {
-    if (following.has(containerId) || stopped) return;
-    const resume = await handlers.resumeFrom(serviceId);
-    const resumeMs = resume ? Date.parse(resume) : null;
-    const sinceSeconds = resumeMs !== null ? Math.floor(resumeMs / 1000) : Math.floor(Date.now() / 1000);
-    const stream = await docker.getContainer(containerId).logs({
-      follow: true, stdout: true, stderr: true, timestamps: true, since: sinceSeconds,
-    }) as unknown as Readable;
+  /**
+   * Follows a replica's output from where nothing of it is recorded yet. A container that just
+   * started (`fresh`) is read from the end of its previous run (its whole output when it never ran
+   * before): its first lines are often written before Docker's start event reaches berth, so "from
+   * now" would lose them. A replica re-adopted after berth restarted resumes after the service's
+   * last recorded line.
+   */
+  async function follow(containerId: string, serviceId: string, fresh: boolean): Promise<void> {
+    if (stopped) return;
+    if (following.has(containerId)) {
+      if (fresh) startedAgain.add(containerId); // followed once the previous run's stream ends
+      return;
+    }
+    following.set(containerId, new PassThrough()); // claimed while the stream is being opened
+    let stream: Readable;
+    let resumeMs: number | null;
+    try {
+      const container = docker.getContainer(containerId);
+      const previousRunEnd = Date.parse((await container.inspect()).State.FinishedAt);
+      const resume = fresh ? null : await handlers.resumeFrom(serviceId);
+      const floorMs = Math.max(previousRunEnd > 0 ? previousRunEnd : 0, resume ? Date.parse(resume) : 0);
+      resumeMs = floorMs > 0 ? floorMs : null;
+      stream = await container.logs({
+        follow: true, stdout: true, stderr: true, timestamps: true, since: resumeMs !== null ? Math.floor(resumeMs / 1000) : 0,
+      }) as unknown as Readable;
+    } catch (err) {
+      following.delete(containerId);
+      throw err;
+    }
+    if (stopped) { stream.destroy(); return; }
     following.set(containerId, stream);
     const out = new PassThrough();
     let pending = '';
@@ -59,7 +83,10 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
       }
     });
     docker.modem.demuxStream(stream, out, out);
-    const done = () => { following.delete(containerId); };
+    const done = () => {
+      following.delete(containerId);
+      if (startedAgain.delete(containerId)) follow(containerId, serviceId, true).catch(onError);
+    };
     stream.on('end', done);
     stream.on('error', done);
   }
@@ -84,7 +111,7 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
                 action: raw.Action as ContainerEvent['action'], containerId: raw.id, serviceId: a['berth.service_id'],
                 generation: a['berth.generation'] ?? null, role: a['berth.role'] ?? '', exitCode: a.exitCode !== undefined ? Number(a.exitCode) : null,
               };
-              if (e.action === 'start' && e.role === 'replica') follow(e.containerId, e.serviceId).catch(onError);
+              if (e.action === 'start' && e.role === 'replica') follow(e.containerId, e.serviceId, true).catch(onError);
               handlers.event(e).catch(onError);
             }
           });
@@ -102,7 +129,7 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
   return {
     async followRunning() {
       const running = await docker.listContainers({ filters: labelFilter({ 'berth.role': 'replica' }) });
-      for (const c of running) await follow(c.Id, c.Labels['berth.service_id']!).catch(onError);
+      for (const c of running) await follow(c.Id, c.Labels['berth.service_id']!, false).catch(onError);
     },
     stop() {
       stopped = true;

@@ -1,0 +1,73 @@
+// The daemon observer's log following against a real container: a replica's first lines, written
+// before Docker's start event reaches berth, are recorded even when the database is slow to
+// answer; a container started again records its new run only; a replica re-adopted by another
+// observer (berth restarted) records nothing twice.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { busyboxImage, NO_DOCKER, TEST_LABEL, testDocker } from '../support/docker.ts';
+import { eventually } from '../support/harness.ts';
+import { observeDocker, type DockerObserver } from '../../src/engine/docker/observer.ts';
+import { MANAGED_LABEL } from '../../src/engine/docker/naming.ts';
+
+const found = await testDocker();
+
+describe('docker observer: replica output as RUNTIME lines', { skip: found ? false : NO_DOCKER, timeout: 120_000 }, () => {
+  const docker = found?.docker!;
+  const serviceId = randomUUID();
+  const lines: Array<{ at: string; text: string }> = [];
+  const observers: DockerObserver[] = [];
+  let containerId = '';
+
+  const observe = (resumeFrom: () => Promise<string | null>) => {
+    const o = observeDocker(docker, {
+      event: async () => {},
+      line: async (_service, _container, at, text) => { lines.push({ at, text }); },
+      resumeFrom,
+    }, (err) => { throw err; });
+    observers.push(o);
+    return o;
+  };
+  const texts = () => lines.map((l) => l.text);
+
+  before(async () => {
+    const image = await busyboxImage(docker);
+    // the event stream is open before the container starts
+    observe(async () => { await new Promise((r) => setTimeout(r, 1500)); return null; });
+    await new Promise((r) => setTimeout(r, 300));
+    const container = await docker.createContainer({
+      Image: image, Cmd: ['sh', '-c', 'echo first line of the run; exec sleep 300'],
+      Labels: { [MANAGED_LABEL]: 'true', [TEST_LABEL]: 'true', 'berth.service_id': serviceId, 'berth.role': 'replica' },
+      HostConfig: { Memory: 32 * 1024 * 1024, NanoCpus: 250_000_000 },
+    });
+    containerId = container.id;
+    await container.start();
+  });
+  after(async () => {
+    for (const o of observers) o.stop();
+    if (containerId) await docker.getContainer(containerId).remove({ force: true }).catch(() => {});
+  });
+
+  test('the first line of a replica is recorded although the database answers after it was written', async () => {
+    await eventually(async () => texts().includes('first line of the run'), 15_000);
+  });
+
+  test('a container started again records its new run, not the previous one again', async () => {
+    await docker.getContainer(containerId).restart({ t: 0 });
+    await eventually(async () => texts().filter((t) => t === 'first line of the run').length === 2, 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(texts().filter((t) => t === 'first line of the run').length, 2);
+  });
+
+  test('a replica re-adopted by a new observer resumes after the last recorded line', async () => {
+    observers.shift()!.stop();
+    const before = lines.length;
+    const last = lines.at(-1)!.at;
+    const readopting = observe(async () => last);
+    await readopting.followRunning();
+    await docker.getContainer(containerId).exec({ Cmd: ['sh', '-c', 'echo written after the re-adoption > /proc/1/fd/1'] })
+      .then((e) => e.start({ Detach: true }));
+    await eventually(async () => texts().includes('written after the re-adoption'), 15_000);
+    assert.deepEqual(texts().slice(before), ['written after the re-adoption']);
+  });
+});
