@@ -24,6 +24,8 @@ export interface BenchCase {
   server: 'bare' | 'berth' | 'raw';
   /** the id of the raw case this berth case is divided by */
   rawId?: string;
+  /** a raw case measured beside this berth case, without a ratio (what part of a gap is the SQL's) */
+  diagnosticIds?: string[];
   /** the request; `unique` replaces __NAME__ in the body with a name never used before */
   request?: CaseRequest;
   unique?: boolean;
@@ -169,8 +171,10 @@ export function buildCases(fx: Fixtures, problems: Record<string, string>): Benc
       ...get(fx.bulkProjectId && `/project/${fx.bulkProjectId}/environment?page_size=20`, ['bulk']),
     },
     { id: 'raw:listEnvironmentsBulk', label: '  raw: same page + count', server: 'raw', ...get(fx.bulkProjectId && `/project/${fx.bulkProjectId}/environment?page_size=20`, ['bulk']) },
-    { id: 'createProject', label: 'POST /organization/{id}/project', server: 'berth', target: { postgres: 0.7, pglite: 0.7 }, rawId: 'raw:insert', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
+    { id: 'createProject', label: 'POST /organization/{id}/project', server: 'berth', target: { postgres: 0.7, pglite: 0.7 }, rawId: 'raw:insert', diagnosticIds: ['raw:insertWithEvent'], ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
     { id: 'raw:insert', label: '  raw: insert into projects … returning', server: 'raw', ...post(orgPath && `${orgPath}/project`, projectBody, ['organization']) },
+    // diagnostic, no ratio: berth's own statement (the project and its audit event), raw around it
+    { id: 'raw:insertWithEvent', label: '  raw: berth\'s statement, audit event included', server: 'raw', ...post(orgPath && `${orgPath}/project-with-event`, projectBody, ['organization']) },
     {
       id: 'createJob', label: 'POST /environment/{id}/job (full body)', server: 'berth', target: { postgres: 0.5, pglite: 0.5 }, rawId: 'raw:insertJob',
       ...post(jobPath, JOB_BODY, ['organization', 'cluster', 'project', 'environment']),

@@ -64,8 +64,8 @@ export async function runRounds(
   token: string,
   options: { rounds: number; seconds: number; amount?: number | undefined; warmupSeconds: number; log: (line: string) => void },
 ): Promise<Map<string, CaseResult>> {
-  // a raw case runs only when a berth case that is not skipped is divided by it
-  const used = new Set(cases.filter((c) => !c.skip && c.request && c.rawId).map((c) => c.rawId));
+  // a raw case runs only when a berth case that is not skipped is divided by it or measured beside it
+  const used = new Set(cases.filter((c) => !c.skip && c.request).flatMap((c) => [c.rawId, ...(c.diagnosticIds ?? [])]));
   const active = cases.filter((c) => !c.skip && c.request && (c.server !== 'raw' || used.has(c.id)));
   const results = new Map<string, CaseResult>(active.map((c) => [c.id, { samples: [], ratios: [], rawRatios: [] }]));
   if (options.warmupSeconds > 0) {

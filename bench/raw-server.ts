@@ -5,6 +5,9 @@
 // as pg ships them: berth's also skip the per-execution Describe, decision 0713) or RAW_PGDATA (a PGlite data directory: a copy of berth's, since
 // PGlite is single-process). Prints nothing.
 import Fastify from 'fastify';
+import type { Queryable } from '../src/db/db.ts';
+import type { CreationEvent } from '../src/modules/audit/audit.creation.ts';
+import { insertProject } from '../src/modules/projects/projects.repo.ts';
 
 type Query = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
@@ -75,6 +78,19 @@ app.post<IdParams & { Body: { name: string; description?: string } }>('/organiza
     [req.params.id, req.body.name, req.body.description ?? '']);
   return reply.code(201).send(rows[0]);
 });
+
+// diagnostic, not a ratio's denominator: the statement berth's create runs, through its own repo
+// function (the project and its audit event in one statement), so that the create's gap splits
+// into what the event costs the database and what berth's HTTP layer costs
+const creation = (requestId: string): CreationEvent => ({
+  parentType: 'ORGANIZATION', written: false,
+  facts: { event_type: 'CREATE', target_type: 'PROJECT', sub_target_type: null, change: '', origin: 'API', triggered_by: 'bench',
+    principal_kind: 'token', principal_id: BENCH_PRINCIPAL, user_agent: 'autocannon', request_id: requestId },
+});
+const BENCH_PRINCIPAL = '00000000-0000-4000-8000-000000000000';
+const queryable = { query, exec: async () => {} } as unknown as Queryable;
+app.post<IdParams & { Body: { name: string; description?: string } }>('/organization/:id/project-with-event', async (req, reply) =>
+  reply.code(201).send(await insertProject(queryable, req.params.id, req.body, creation(req.id))));
 
 // the full-body creates, each compared with the insert of the same row in one statement (the body
 // stored as the service's spec, its place read from the environment by the insert)
