@@ -93,4 +93,16 @@ describe('organization audit log', () => {
     expectErrorBody(await events('', (await seedOrganization(t)).token), 403);
     expectErrorBody(await t.request('GET', `/organization/${org.id}/events`), 401);
   });
+
+  test('a page of the newest events is read from the key (organization, seq) backwards: no sort, no second index', async () => {
+    const plan = await t.ctx.db.transaction(async (tx) => {
+      await tx.query('set local enable_seqscan = off'); // a test database is small enough to be read whole
+      return tx.query<{ 'QUERY PLAN': unknown }>(`explain (format json) select seq from audit_events
+        where organization_id = '${org.id}' and seq < 9000000000 order by seq desc limit 21`);
+    });
+    const text = JSON.stringify(plan);
+    assert.match(text, /"Scan Direction":"Backward"/);
+    assert.match(text, /"Index Name":"audit_events_pkey"/);
+    assert.doesNotMatch(text, /"Node Type":"Sort"/);
+  });
 });
