@@ -43,6 +43,14 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     registryId = reg.body.id;
   }, { timeout: 900_000 });
   after(async () => {
+    // what the tests deployed goes with its environment, as a user would remove it; what a failed
+    // test left behind is removed by force, so no replica outlives the run
+    const leftInEnvironment = async () => docker.listContainers({ all: true, filters: { label: [`berth.environment_id=${envId}`] } });
+    if (envId && berth) {
+      await berth.api('DELETE', `/environment/${envId}`).catch(() => {});
+      await eventually(async () => (await leftInEnvironment()).length === 0, 60_000).catch(() => {});
+      for (const c of await leftInEnvironment()) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {});
+    }
     await berth?.close();
     await registry?.close();
   });

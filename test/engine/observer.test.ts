@@ -22,7 +22,8 @@ describe('docker observer: replica output as RUNTIME lines', { skip: found ? fal
   const observe = (resumeFrom: () => Promise<string | null>) => {
     const o = observeDocker(docker, {
       event: async () => {},
-      line: async (_service, _container, at, text) => { lines.push({ at, text }); },
+      // replicas other tests left running are followed too: only this test's container counts
+      line: async (_service, container, at, text) => { if (container === containerId) lines.push({ at, text }); },
       resumeFrom,
     }, (err) => { throw err; });
     observers.push(o);
@@ -33,8 +34,8 @@ describe('docker observer: replica output as RUNTIME lines', { skip: found ? fal
   before(async () => {
     const image = await busyboxImage(docker);
     // the event stream is open before the container starts
-    observe(async () => { await new Promise((r) => setTimeout(r, 1500)); return null; });
-    await new Promise((r) => setTimeout(r, 300));
+    const observer = observe(async () => { await new Promise((r) => setTimeout(r, 1500)); return null; });
+    await new Promise((r) => setTimeout(r, 1000));
     const container = await docker.createContainer({
       Image: image, Cmd: ['sh', '-c', 'echo first line of the run; exec sleep 300'],
       Labels: { [MANAGED_LABEL]: 'true', [TEST_LABEL]: 'true', 'berth.service_id': serviceId, 'berth.role': 'replica' },
@@ -42,6 +43,9 @@ describe('docker observer: replica output as RUNTIME lines', { skip: found ? fal
     });
     containerId = container.id;
     await container.start();
+    // what berth's worker also does on its rounds, should the start event have come before the
+    // event stream was open: either way the replica is read from its start
+    await observer.followRunning();
   });
   after(async () => {
     for (const o of observers) o.stop();
