@@ -12,7 +12,9 @@ import { steadyLoad, type LoadResult } from '../support/http-load.ts';
 
 const found = await testDocker();
 
+// a VOLUME, as many images declare: each replica gets an anonymous volume of its own
 const dockerfile = (base: string) => `FROM ${base}
+VOLUME /tmp/www
 CMD ["sh", "-c", "mkdir -p /tmp/www && echo \\"$GREETING\\" > /tmp/www/index.html && echo started with $GREETING && exec httpd -f -v -p 8080 -h /tmp/www"]
 `;
 
@@ -88,6 +90,9 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     const load = (async () => {
       while (!stop) rounds.push(await steadyLoad({ address: `http://127.0.0.1:${berth.ingressPort}`, host, total: 200, concurrency: 8, durationMs: 2000 }));
     })();
+    const [previous] = await replicas(appId);
+    const previousVolumes = (await docker.getContainer(previous!.Id).inspect()).Mounts.filter((m) => m.Type === 'volume').map((m) => m.Name!);
+    assert.equal(previousVolumes.length, 1, 'the image\'s VOLUME');
     const d = await berth.api('POST', `/application/${appId}/redeploy`);
     const final = await berth.settle(d.body.id);
     await new Promise((r) => setTimeout(r, 1000));
@@ -101,6 +106,9 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     assert.deepEqual([...new Set(rounds.flatMap((r) => r.bodies))].sort(), ['hello v1\n', 'hello v2\n']);
     assert.equal((await viaIngress(berth.ingressPort, host)).body, 'hello v2\n');
     assert.equal((await replicas(appId)).length, 1, 'the old replica is gone');
+    for (const name of previousVolumes) {
+      await assert.rejects(docker.getVolume(name).inspect(), { statusCode: 404 }, 'and its anonymous volume with it');
+    }
     // the new replica's first line, written while the old one logged every request it answered
     await eventually(async () => (await runtimeLines(appId)).includes('started with hello v2'), 30_000);
   });

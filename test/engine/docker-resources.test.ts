@@ -74,7 +74,7 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     output.on('data', (d: Buffer) => { text += d.toString('utf8'); });
     await client.start();
     const { StatusCode } = await client.wait() as { StatusCode: number };
-    await client.remove({ force: true });
+    await client.remove({ force: true, v: true }); // postgres:15 declares a VOLUME
     assert.equal(StatusCode, 0, text);
     assert.match(text, /42/);
     const volumes = await docker.listVolumes({ filters: { label: [`berth.service_id=${created.body.id}`] } });

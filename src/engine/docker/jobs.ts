@@ -28,7 +28,7 @@ export interface JobRunOutcome {
 async function oneAttempt(input: JobRunInput, attempt: number, line: (text: string) => Promise<void>, signal: AbortSignal): Promise<{ exitCode: number; timedOut: boolean }> {
   const { docker, plan } = input;
   const name = `${jobRunContainerName(input.slug, input.ids.serviceId, input.runId)}-${attempt}`;
-  await docker.getContainer(name).remove({ force: true }).catch(() => {});
+  await docker.getContainer(name).remove({ force: true, v: true }).catch(() => {});
   const container = await docker.createContainer(replicaCreateOptions({
     name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
     labels: { ...ownerLabels(input.ids), 'berth.role': 'job-run', 'berth.run_id': input.runId, 'berth.attempt': String(attempt) },
@@ -62,7 +62,7 @@ async function oneAttempt(input: JobRunInput, attempt: number, line: (text: stri
     await writing;
     return { exitCode: result.StatusCode, timedOut };
   } finally {
-    await container.remove({ force: true }).catch(() => {});
+    await container.remove({ force: true, v: true }).catch(() => {});
   }
 }
 

@@ -63,11 +63,14 @@ export function demux(buffer: Buffer): string {
   return parts.join('');
 }
 
+/** stops and removes containers with their anonymous volumes (an image's VOLUME: a replaced
+ * replica's is never used again and piled up on the host at every redeploy); named volumes, a
+ * database's data, are Docker's to keep and removed only by an uninstall's purge */
 export async function stopAndRemove(docker: Docker, ids: string[], timeoutSeconds = 10): Promise<void> {
   await Promise.all(ids.map(async (id) => {
     const c = docker.getContainer(id);
     await c.stop({ t: timeoutSeconds }).catch(() => {});
-    await c.remove({ force: true, v: false }).catch((err: { statusCode?: number }) => {
+    await c.remove({ force: true, v: true }).catch((err: { statusCode?: number }) => {
       if (err.statusCode !== 404 && err.statusCode !== 409) throw err;
     });
   }));

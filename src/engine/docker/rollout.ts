@@ -63,7 +63,7 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
     const hostPorts = new Map<number, number>();
     for (const p of ports) hostPorts.set(p, await freeLoopbackPort());
     const name = containerName(input.slug, input.ids.serviceId, input.generation, replica);
-    await input.docker.getContainer(name).remove({ force: true }).catch(() => {});
+    await input.docker.getContainer(name).remove({ force: true, v: true }).catch(() => {});
     const container = await input.docker.createContainer(replicaCreateOptions({
       name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
       labels: replicaLabels(input.ids, input.generation, replica, routes, { readiness: readinessOf(input.plan), liveness: input.plan.liveness }), plan: input.plan, hostPorts,
