@@ -64,19 +64,27 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     assert.equal(final.status, 'DEPLOYED', final.message);
     const credentials = (await berth.api('GET', `/database/${created.body.id}/masterCredentials`)).body;
     // a client on the environment's network, as an application would connect
-    const client = await docker.createContainer({
-      Image: 'postgres:15', Entrypoint: ['psql'], Env: [`PGPASSWORD=${credentials.password}`],
-      Cmd: ['-h', credentials.host, '-p', String(credentials.port), '-U', credentials.login, '-d', 'postgres', '-tAc', 'select 40 + 2'],
-      HostConfig: { NetworkMode: networkName(envId) }, Labels: { 'berth-test': 'psql' },
-    });
-    const output = await client.attach({ stream: true, stdout: true, stderr: true });
-    let text = '';
-    output.on('data', (d: Buffer) => { text += d.toString('utf8'); });
-    await client.start();
-    const { StatusCode } = await client.wait() as { StatusCode: number };
-    await client.remove({ force: true, v: true }); // postgres:15 declares a VOLUME
-    assert.equal(StatusCode, 0, text);
-    assert.match(text, /42/);
+    const psql = async (sql: string): Promise<string> => {
+      const client = await docker.createContainer({
+        Image: 'postgres:15', Entrypoint: ['psql'], Env: [`PGPASSWORD=${credentials.password}`],
+        Cmd: ['-h', credentials.host, '-p', String(credentials.port), '-U', credentials.login, '-d', 'postgres', '-tAc', sql],
+        HostConfig: { NetworkMode: networkName(envId) }, Labels: { 'berth-test': 'psql' },
+      });
+      const output = await client.attach({ stream: true, stdout: true, stderr: true });
+      let text = '';
+      output.on('data', (d: Buffer) => { text += d.toString('utf8'); });
+      await client.start();
+      const { StatusCode } = await client.wait() as { StatusCode: number };
+      await client.remove({ force: true, v: true }); // postgres:15 declares a VOLUME
+      assert.equal(StatusCode, 0, text);
+      return text;
+    };
+    assert.match(await psql('select 40 + 2'), /42/);
+    // the data outlives its replica: a redeploy replaces the container, not the volume
+    await psql(`create table kept (v text); insert into kept values ('still here')`);
+    const redeployed = await berth.settle((await berth.api('POST', `/database/${created.body.id}/redeploy`)).body.id);
+    assert.equal(redeployed.status, 'DEPLOYED', redeployed.message);
+    assert.match(await eventually(() => psql('select v from kept').catch(() => null), 60_000, 500), /still here/);
     const volumes = await docker.listVolumes({ filters: { label: [`berth.service_id=${created.body.id}`] } });
     assert.equal(volumes.Volumes?.length, 1, 'the data lives on a named volume');
 
