@@ -92,9 +92,15 @@ export async function insertRuntimeLine(db: Queryable, serviceId: string, at: st
     select null, $1, 'RUNTIME', $2, $3 where exists (select 1 from services where id = $1)`, [serviceId, text, when]);
 }
 
-/** the time of the last RUNTIME line recorded for the service (where to resume following it) */
+/**
+ * The time of the last RUNTIME line recorded for the service (where to resume following it):
+ * the latest of its 100 newest lines, read backwards on (service_id, id). A max over all of them
+ * read every line the service ever logged (an access log's millions) at each replica berth
+ * re-adopted; the newest 100 still cover replicas whose lines were recorded interleaved.
+ */
 export async function lastRuntimeLineAt(db: Queryable, serviceId: string): Promise<string | null> {
-  const rows = await db.query<{ at: Date | null }>(
-    `select max(created_at) as at from deployment_logs where service_id = $1 and kind = 'RUNTIME' and deployment_id is null`, [serviceId]);
+  const rows = await db.query<{ at: Date | null }>(LAST_RUNTIME_LINE, [serviceId]);
   return rows[0]?.at ? new Date(rows[0].at).toISOString() : null;
 }
+export const LAST_RUNTIME_LINE = `select max(created_at) as at from (select created_at from deployment_logs
+  where service_id = $1 and kind = 'RUNTIME' and deployment_id is null order by id desc limit 100) newest`;
