@@ -82,12 +82,12 @@ app.post<IdParams & { Body: { name: string; description?: string } }>('/organiza
 // diagnostic, not a ratio's denominator: the statement berth's create runs, through its own repo
 // function (the project and its audit event in one statement), so that the create's gap splits
 // into what the event costs the database and what berth's HTTP layer costs
+const BENCH_PRINCIPAL = '00000000-0000-4000-8000-000000000000';
 const creation = (requestId: string): CreationEvent => ({
   parentType: 'ORGANIZATION', written: false,
   facts: { event_type: 'CREATE', target_type: 'PROJECT', sub_target_type: null, change: '', origin: 'API', triggered_by: 'bench',
     principal_kind: 'token', principal_id: BENCH_PRINCIPAL, user_agent: 'autocannon', request_id: requestId },
 });
-const BENCH_PRINCIPAL = '00000000-0000-4000-8000-000000000000';
 const queryable = { query, exec: async () => {} } as unknown as Queryable;
 app.post<IdParams & { Body: { name: string; description?: string } }>('/organization/:id/project-with-event', async (req, reply) =>
   reply.code(201).send(await insertProject(queryable, req.params.id, req.body, creation(req.id))));

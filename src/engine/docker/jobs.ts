@@ -7,6 +7,7 @@ import type { RuntimePlan } from '../plan.ts';
 import { replicaCreateOptions } from './containers.ts';
 import { copyFiles } from './files.ts';
 import { jobRunContainerName, ownerLabels, type OwnerIds } from './naming.ts';
+import { removeContainer } from './replicas.ts';
 
 export interface JobRunInput {
   docker: Docker;
@@ -28,7 +29,7 @@ export interface JobRunOutcome {
 async function oneAttempt(input: JobRunInput, attempt: number, line: (text: string) => Promise<void>, signal: AbortSignal): Promise<{ exitCode: number; timedOut: boolean }> {
   const { docker, plan } = input;
   const name = `${jobRunContainerName(input.slug, input.ids.serviceId, input.runId)}-${attempt}`;
-  await docker.getContainer(name).remove({ force: true, v: true }).catch(() => {});
+  await removeContainer(docker.getContainer(name)).catch(() => {});
   const container = await docker.createContainer(replicaCreateOptions({
     name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
     labels: { ...ownerLabels(input.ids), 'berth.role': 'job-run', 'berth.run_id': input.runId, 'berth.attempt': String(attempt) },
@@ -62,7 +63,7 @@ async function oneAttempt(input: JobRunInput, attempt: number, line: (text: stri
     await writing;
     return { exitCode: result.StatusCode, timedOut };
   } finally {
-    await container.remove({ force: true, v: true }).catch(() => {});
+    await removeContainer(container).catch(() => {});
   }
 }
 

@@ -50,15 +50,15 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
     }
     following.set(containerId, new PassThrough()); // claimed while the stream is being opened
     let stream: Readable;
-    let resumeMs: number | null;
+    /** lines at or before this instant (ms; 0: none) are not this run's or are recorded already */
+    let floorMs: number;
     try {
       const container = docker.getContainer(containerId);
-      const previousRunEnd = Date.parse((await container.inspect()).State.FinishedAt);
       const resume = fresh ? null : await handlers.resumeFrom(serviceId);
-      const floorMs = Math.max(previousRunEnd > 0 ? previousRunEnd : 0, resume ? Date.parse(resume) : 0);
-      resumeMs = floorMs > 0 ? floorMs : null;
+      // Docker's never-ended run is year 1 (negative); an unparsable time counts as none
+      floorMs = Math.max(0, Date.parse((await container.inspect()).State.FinishedAt) || 0, (resume && Date.parse(resume)) || 0);
       stream = await container.logs({
-        follow: true, stdout: true, stderr: true, timestamps: true, since: resumeMs !== null ? Math.floor(resumeMs / 1000) : 0,
+        follow: true, stdout: true, stderr: true, timestamps: true, since: Math.floor(floorMs / 1000),
       }) as unknown as Readable;
     } catch (err) {
       following.delete(containerId);
@@ -78,7 +78,7 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
         const at = space > 0 ? raw.slice(0, space) : new Date().toISOString();
         const text = space > 0 ? raw.slice(space + 1) : raw;
         // Docker's `since` has second precision: skip what was already recorded
-        if (resumeMs !== null && Date.parse(at) <= resumeMs) continue;
+        if (Date.parse(at) <= floorMs) continue;
         chain = chain.then(() => handlers.line(serviceId, containerId, at, text)).catch(onError);
       }
     });

@@ -1,5 +1,6 @@
 // Reading and acting on the replicas of a service on the daemon: listing them by label, their
-// published loopback ports, probes against them, their last log lines, and stopping/removing.
+// published loopback ports, probes against them, their last log lines, and stopping/removing
+// (every container berth removes, replica or job run, goes through removeContainer).
 import type Docker from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import type { ProbeTarget } from './health.ts';
@@ -63,14 +64,20 @@ export function demux(buffer: Buffer): string {
   return parts.join('');
 }
 
-/** stops and removes containers with their anonymous volumes (an image's VOLUME: a replaced
- * replica's is never used again and piled up on the host at every redeploy); named volumes, a
- * database's data, are Docker's to keep and removed only by an uninstall's purge */
+/**
+ * Removes a container with its anonymous volumes (an image's VOLUME: a removed container's is
+ * never used again, and with `v: false` one piled up on the host at every redeploy). Named
+ * volumes, a database's data, are untouched: they go only with an uninstall's purge (0305).
+ */
+export function removeContainer(container: Docker.Container): Promise<unknown> {
+  return container.remove({ force: true, v: true });
+}
+
 export async function stopAndRemove(docker: Docker, ids: string[], timeoutSeconds = 10): Promise<void> {
   await Promise.all(ids.map(async (id) => {
     const c = docker.getContainer(id);
     await c.stop({ t: timeoutSeconds }).catch(() => {});
-    await c.remove({ force: true, v: true }).catch((err: { statusCode?: number }) => {
+    await removeContainer(c).catch((err: { statusCode?: number }) => {
       if (err.statusCode !== 404 && err.statusCode !== 409) throw err;
     });
   }));

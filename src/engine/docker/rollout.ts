@@ -14,7 +14,7 @@ import { defaultReadiness, waitReady } from './health.ts';
 import { copyFiles } from './files.ts';
 import { containerName, replicaLabels, type OwnerIds, type RouteLabel } from './naming.ts';
 import { freeLoopbackPort } from '../../lib/processes.ts';
-import { lastLines, listReplicas, probeTarget, stopAndRemove } from './replicas.ts';
+import { lastLines, listReplicas, probeTarget, removeContainer, stopAndRemove } from './replicas.ts';
 
 export interface IngressLike {
   upsert(route: { id: string; hosts: string[]; upstreams: string[] }): Promise<void>;
@@ -63,7 +63,7 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
     const hostPorts = new Map<number, number>();
     for (const p of ports) hostPorts.set(p, await freeLoopbackPort());
     const name = containerName(input.slug, input.ids.serviceId, input.generation, replica);
-    await input.docker.getContainer(name).remove({ force: true, v: true }).catch(() => {});
+    await removeContainer(input.docker.getContainer(name)).catch(() => {});
     const container = await input.docker.createContainer(replicaCreateOptions({
       name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
       labels: replicaLabels(input.ids, input.generation, replica, routes, { readiness: readinessOf(input.plan), liveness: input.plan.liveness }), plan: input.plan, hostPorts,
@@ -74,7 +74,7 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
       await container.start();
       return { id: container.id, hostPorts };
     } catch (err) {
-      await container.remove({ force: true }).catch(() => {});
+      await removeContainer(container).catch(() => {});
       // a port taken between our probe and the daemon's bind: pick others
       if (attempt < 3 && /address already in use|port is already allocated/i.test(String((err as Error).message))) continue;
       throw err;
