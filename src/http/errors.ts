@@ -20,6 +20,7 @@ export function installErrorHandling(app: FastifyInstance, routePatterns: () => 
       status = err.status;
       code = err.code;
       message = err.message;
+      problems = err.problems;
       if (err.headers) reply.headers(err.headers);
     } else if ((err as FastifyError).validation) {
       const fe = err as FastifyError & { validationContext?: string };

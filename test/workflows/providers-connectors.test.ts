@@ -28,7 +28,7 @@ describe('LLM providers and MCP connectors', () => {
   test('an ORGANIZATION provider: seed list item, credential sealed and never returned, kept on edit', async () => {
     const r = await t.request('POST', `/organization/${orgId}/llmProvider`, { bearer: alice, body: { name: 'Anthropic', type: 'CLAUDE', credential: 'sk-ant-SECRET-1' } });
     assert.equal(r.status, 201);
-    assert.deepEqual(Object.keys(r.body).sort(), ['created_at', 'description', 'has_credential', 'id', 'name', 'owner_name', 'owner_user_sub', 'region', 'scope', 'type', 'updated_at']);
+    assert.deepEqual(Object.keys(r.body).sort(), ['base_url', 'created_at', 'description', 'has_credential', 'id', 'name', 'owner_name', 'owner_user_sub', 'region', 'scope', 'type', 'updated_at']);
     assert.equal(r.body.scope, 'ORGANIZATION');
     assert.equal(r.body.has_credential, true);
     assert.equal(r.body.owner_user_sub, 'wf-pc-alice');

@@ -65,9 +65,9 @@ describe('agentic workflows', () => {
     const ctxSvc = await seedService(t, env, 'APPLICATION');
     const r = await create({
       description: 'd', webhook_ip_allowlist: ['10.0.0.0/8', '2001:db8::/32', '192.0.2.7'], docker_fragment: 'RUN true', enabled: true,
-      mcp: '{"servers":[]}', context_service_ids: [ctxSvc],
+      mcp: '{"mcpServers":{}}', context_service_ids: [ctxSvc],
       outputs: [{ name: 'slack', url: 'https://hooks.example/x', headers: [{ name: 'X-A', value: '1' }] }, { name: 'log' }],
-      model: { type: 'BEDROCK', api_key: 'sk-WF-SECRET', settings: '{"temperature":0}' },
+      model: { type: 'BEDROCK', api_key: 'sk-WF-SECRET', settings: '{"max_turns":10}' },
       project_repositories: [{ url: 'https://github.com/a/b', branch: 'main' }, { url: 'https://github.com/a/c', branch: 'dev', git_token_id: null }],
       agent_prompt: 'fix it', governance: { host_allowlist: ['api.github.com'] },
       resources: { cpu_milli: 500, ram_mib: 512, gpu: 1, storage_gib: 10 }, execution_mode: 'CLONE_ENVIRONMENT',
@@ -75,7 +75,7 @@ describe('agentic workflows', () => {
     assert.equal(r.status, 201);
     assert.doesNotMatch(r.raw, /WF-SECRET/);
     assert.ok(!('api_key' in r.body.model));
-    assert.deepEqual(r.body.model, { type: 'BEDROCK', settings: '{"temperature":0}', llm_provider_id: null });
+    assert.deepEqual(r.body.model, { type: 'BEDROCK', settings: '{"max_turns":10}', llm_provider_id: null });
     assert.deepEqual(r.body.outputs, [
       { name: 'slack', url: 'https://hooks.example/x', headers: [{ name: 'X-A', value: '1' }], instructions: '' },
       { name: 'log', url: null, headers: [], instructions: '' },
@@ -170,7 +170,7 @@ describe('agentic workflows', () => {
 
   test('edit: members omitted keep their value, the api_key too; null schedule removes it', async () => {
     const w = await create({ description: 'keep me', model: { type: 'CLAUDE', api_key: 'sk-KEEP-SECRET' }, schedule: { cron_expression: '0 3 * * *', timezone: 'Europe/Paris' }, resources: { cpu_milli: 2000, ram_mib: 2048, gpu: 0, storage_gib: 5 } });
-    const e = await t.request('PUT', `/agenticWorkflow/${w.body.id}`, { token: org.token, body: { name: 'Renamed Flow', agent_prompt: 'p', model: { type: 'CLAUDE', settings: 's' } } });
+    const e = await t.request('PUT', `/agenticWorkflow/${w.body.id}`, { token: org.token, body: { name: 'Renamed Flow', agent_prompt: 'p', model: { type: 'CLAUDE', settings: '{"max_turns":5}' } } });
     assert.equal(e.status, 200);
     assert.equal(e.body.slug, 'renamed-flow');
     assert.equal(e.body.description, 'keep me');

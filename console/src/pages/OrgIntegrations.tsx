@@ -92,6 +92,7 @@ export function LlmProviders(props: { orgId: string; canManage: boolean }) {
             { name: 'type', label: 'Type', kind: 'select', options: ['CLAUDE', 'BEDROCK'], required: true },
             { name: 'scope', label: 'Scope', kind: 'select', options: ['ORGANIZATION', 'USER'], hint: 'ORGANIZATION' },
             { name: 'region', label: 'Region (Bedrock)' },
+            { name: 'base_url', label: 'Base URL', kind: 'url', hint: 'https://llm-gateway.example.com', help: 'an Anthropic-compatible gateway (a corporate proxy, LiteLLM); leave empty for the provider\'s own API. A workflow\'s model settings may name their own' },
             { name: 'credential', label: 'Credential', kind: 'password', help: 'write-only: never shown back' },
             { name: 'description', label: 'Description' },
           ]}
@@ -109,7 +110,7 @@ export function LlmProviders(props: { orgId: string; canManage: boolean }) {
         {list.data?.results.map((x) => (
           <li key={x.id} className="card">
             <strong>{x.name}</strong> <span className="muted">{x.type} · {x.scope}{x.owner_name ? ` · ${x.owner_name}` : ''}</span>
-            <p className="muted">{x.has_credential ? 'credential set (never shown)' : 'no credential'}</p>
+            <p className="muted">{x.has_credential ? 'credential set (never shown)' : 'no credential'}{x.base_url ? ` · through ${x.base_url}` : ''}</p>
             {props.canManage && <DeleteButton what={`the LLM provider "${x.name}"`} run={() => call(api.DELETE('/llmProvider/{llmProviderId}', { params: { path: { llmProviderId: x.id } } }))} after={() => qc.invalidateQueries({ queryKey: key })} />}
           </li>
         ))}

@@ -11,12 +11,12 @@ registerConstraint('agentic_workflows_llm_provider_in_use', 'LLM provider is use
 
 export interface ProviderRow {
   id: string; organization_id: string; name: string; description: string; type: string; scope: OwnedScope;
-  owner_user_id: string | null; owner_sub: string | null; owner_name: string | null; region: string;
+  owner_user_id: string | null; owner_sub: string | null; owner_name: string | null; region: string; base_url: string;
   credential_sealed: string | null; created_at: Date; updated_at: Date | null;
 }
 
 const SELECT = `select p.id, p.organization_id, p.name, p.description, p.type, p.scope, p.owner_user_id,
-  u.sub as owner_sub, coalesce(u.name, u.email) as owner_name, p.region, p.credential_sealed, p.created_at, p.updated_at
+  u.sub as owner_sub, coalesce(u.name, u.email) as owner_name, p.region, p.base_url, p.credential_sealed, p.created_at, p.updated_at
   from llm_providers p left join users u on u.id = p.owner_user_id`;
 
 export function toProvider(r: ProviderRow): LlmProvider {
@@ -24,6 +24,7 @@ export function toProvider(r: ProviderRow): LlmProvider {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: isoRequired(r.updated_at ?? r.created_at),
     name: r.name, description: r.description, type: r.type, has_credential: r.credential_sealed !== null,
     scope: r.scope, owner_user_sub: r.owner_sub ?? '', owner_name: r.owner_name ?? '', region: r.region,
+    base_url: r.base_url,
   };
 }
 
@@ -41,22 +42,22 @@ export async function listVisibleProviders(db: Queryable, orgId: string, userId:
 }
 
 export interface ProviderValues {
-  name: string; description: string; type: string; scope: OwnedScope; ownerUserId: string | null; region: string;
+  name: string; description: string; type: string; scope: OwnedScope; ownerUserId: string | null; region: string; baseUrl: string;
   credentialSealed: string | null;
 }
 
 export async function insertProvider(db: Queryable, orgId: string, v: ProviderValues): Promise<string> {
   const rows = await db.query<{ id: string }>(
-    `insert into llm_providers (organization_id, name, description, type, scope, owner_user_id, region, credential_sealed)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
-    [orgId, v.name, v.description, v.type, v.scope, v.ownerUserId, v.region, v.credentialSealed]);
+    `insert into llm_providers (organization_id, name, description, type, scope, owner_user_id, region, base_url, credential_sealed)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
+    [orgId, v.name, v.description, v.type, v.scope, v.ownerUserId, v.region, v.baseUrl, v.credentialSealed]);
   return rows[0]!.id;
 }
 
 export async function updateProvider(db: Queryable, id: string, v: Omit<ProviderValues, 'scope' | 'ownerUserId'>): Promise<void> {
   await db.query(
-    `update llm_providers set name = $2, description = $3, type = $4, region = $5, credential_sealed = $6, updated_at = now() where id = $1`,
-    [id, v.name, v.description, v.type, v.region, v.credentialSealed]);
+    `update llm_providers set name = $2, description = $3, type = $4, region = $5, base_url = $6, credential_sealed = $7, updated_at = now() where id = $1`,
+    [id, v.name, v.description, v.type, v.region, v.baseUrl, v.credentialSealed]);
 }
 
 export async function deleteProvider(db: Queryable, id: string): Promise<void> {

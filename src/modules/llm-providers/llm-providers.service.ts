@@ -1,12 +1,14 @@
 // LLM providers of an organization: shared (ORGANIZATION, managed by ADMIN+) or personal (USER,
 // seen and managed only by the signed-in member who made it, DEVOPS+). The credential is sealed
-// and never returned. Workflows take their model credential from one (see workflows.service).
+// and never returned. Workflows take their model credential from one (see workflows.service), and
+// its optional base_url (an Anthropic-compatible endpoint) unless the workflow names its own.
 import type { Db, Queryable } from '../../db/db.ts';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
+import { AppError, badRequest, conflict, forbidden, invalid, notFound } from '../../lib/errors.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Principal } from '../access/principal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import { baseUrlProblem } from './base-url.ts';
 import { canChange, canSee, createRefusal } from './ownership.ts';
 import * as repo from './llm-providers.repo.ts';
 import type { LlmProvider, LlmProviderCreateRequest, LlmProviderEditRequest } from './llm-providers.schemas.ts';
@@ -23,6 +25,12 @@ export interface LlmProvidersService {
 
 function checkRegion(type: string, region: string): void {
   if (type === 'BEDROCK' && region.trim() === '') throw badRequest('region is required for a BEDROCK provider (e.g. us-east-1)');
+}
+
+/** '' (none) or an http(s) URL: 400 validation_error naming base_url otherwise */
+function checkBaseUrl(baseUrl: string): void {
+  const why = baseUrl === '' ? null : baseUrlProblem(baseUrl);
+  if (why) throw invalid([{ field: 'base_url', message: `base_url ${why}` }]);
 }
 
 export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organizations: OrganizationsService }): LlmProvidersService {
@@ -63,8 +71,10 @@ export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organi
       if (refusal) throw new AppError(refusal.status, refusal.status === 400 ? 'bad_request' : 'forbidden', refusal.message);
       const region = body.region ?? '';
       checkRegion(body.type, region);
+      const baseUrl = body.base_url ?? '';
+      checkBaseUrl(baseUrl);
       const id = await repo.insertProvider(db, orgId, {
-        name: body.name.trim(), description: body.description ?? '', type: body.type, scope, ownerUserId: userId(p), region,
+        name: body.name.trim(), description: body.description ?? '', type: body.type, scope, ownerUserId: userId(p), region, baseUrl,
         credentialSealed: body.credential ? sealer.seal(body.credential) : null,
       });
       return one(id);
@@ -78,6 +88,8 @@ export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organi
       const type = body.type ?? row.type;
       const region = body.region === undefined ? row.region : (body.region ?? '');
       checkRegion(type, region);
+      const baseUrl = body.base_url === undefined ? row.base_url : (body.base_url ?? '');
+      checkBaseUrl(baseUrl);
       const credentialSealed = body.credential === undefined ? row.credential_sealed : (body.credential ? sealer.seal(body.credential) : null);
       await db.transaction(async (tx) => {
         if (type !== row.type) {
@@ -86,7 +98,7 @@ export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organi
         }
         await repo.updateProvider(tx, id, {
           name: body.name?.trim() ?? row.name, description: body.description === undefined ? row.description : (body.description ?? ''),
-          type, region, credentialSealed,
+          type, region, baseUrl, credentialSealed,
         });
       });
       return one(id);

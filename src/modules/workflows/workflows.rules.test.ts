@@ -26,7 +26,8 @@ test('validation: CIDRs (v4 and v6), mcp JSON text, output names, schedule', () 
   validateSpec({ ...defaultSpec(), webhook_ip_allowlist: ['10.0.0.0/8', '::1', 'fd00::/8'], mcp: ' ' });
   rejects(() => validateSpec({ ...defaultSpec(), webhook_ip_allowlist: ['10.0.0.0/40'] }), /webhook_ip_allowlist\[0\]/);
   rejects(() => validateSpec({ ...defaultSpec(), mcp: '[1,' }), /mcp must be JSON/);
-  validateSpec({ ...defaultSpec(), mcp: '{"a":1}' });
+  validateSpec({ ...defaultSpec(), mcp: '{"mcpServers": {"fs": {"command": "npx"}}}', model: { type: 'CLAUDE', settings: '{"max_turns": 5}' } });
+  rejects(() => validateSpec({ ...defaultSpec(), mcp: '{"a":1}' }), /^mcp\.a is not a known member/);
   rejects(() => validateSpec({ ...defaultSpec(), outputs: [{ name: 'a', url: null, headers: [], instructions: '' }, { name: 'A', url: null, headers: [], instructions: '' }] }), /used twice/);
   rejects(() => validateSpec(scheduled('* * * * *', 'Etc/UTC')), /at most once every 5 minutes/);
   rejects(() => validateSpec(scheduled('0 9 * * *', 'Nowhere/City')), /timezone/);
@@ -34,6 +35,26 @@ test('validation: CIDRs (v4 and v6), mcp JSON text, output names, schedule', () 
   rejects(() => validateSpec(scheduled('0 0 30 2 *', 'Etc/UTC')), /never fires/);
   // judged on real firing times: 01:58 and 03:00 collapse in a spring-forward only where DST exists
   validateSpec(scheduled('0,30 * * * *', 'America/New_York'));
+});
+
+test('every problem at once: validation_error listing each with the request member it is about', () => {
+  const spec = {
+    ...defaultSpec(), webhook_ip_allowlist: ['10.0.0.0/40'], mcp: '{"mcpServers": {"a b": {"type": "http"}}}',
+    model: { type: 'CLAUDE', settings: '{"max_turns": 0, "colour": 1}' }, schedule: { cron_expression: '* * * * *', timezone: 'Etc/UTC' },
+  };
+  assert.throws(() => validateSpec(spec), (e: unknown) => {
+    assert.ok(e instanceof AppError && e.status === 400 && e.code === 'validation_error');
+    assert.deepEqual(e.problems!.map((p) => p.field), ['webhook_ip_allowlist.0', 'mcp', 'mcp', 'model.settings', 'model.settings', 'schedule']);
+    assert.deepEqual(e.problems!.slice(1, 5).map((p) => p.message), [
+      'mcp.mcpServers["a b"] is not a valid server name: 1 to 64 letters, digits, "_" or "-"',
+      'mcp.mcpServers["a b"].url is required (the server\'s http or https address)',
+      'model.settings.max_turns must be an integer from 1 to 500; got 0',
+      'model.settings.colour is not a known member; the members are model, base_url, max_turns, timeout_seconds',
+    ]);
+    assert.equal(e.message, e.problems![0]!.message);
+    return true;
+  });
+  rejects(() => validateSpec({ ...defaultSpec(), model: { type: 'CLAUDE', settings: 'max_turns=3' } }), /^model\.settings must be JSON text \(or empty\)/);
 });
 
 test('next_run_at is the next firing in the zone, null while disabled or webhook-only', () => {

@@ -1,9 +1,12 @@
 // Pure rules of agentic workflows (no I/O): the seed's defaults, how a request is merged over the
 // stored spec (creation: defaults; edit: omitted members keep their value), validation of CIDRs,
-// the `mcp` JSON text and the schedule, the attached-connector list, and the next firing.
-import { badRequest } from '../../lib/errors.ts';
+// the `mcp` text (mcp-config.ts), `model.settings` (model-settings.ts) and the schedule, the
+// attached-connector list, and the next firing.
+import { AppError, badRequest, invalid, type Problem } from '../../lib/errors.ts';
 import { parseCidr } from '../../lib/cidr.ts';
 import { checkMinimumInterval, isValidTimeZone, nextOccurrence, parseCron } from '../../lib/cron.ts';
+import { parseMcpConfig } from './mcp-config.ts';
+import { parseModelSettings } from './model-settings.ts';
 import type { AgenticWorkflowRequest } from './workflows.schemas.ts';
 
 export const DEFAULT_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 0 };
@@ -61,25 +64,40 @@ export function mergeSpec(base: WorkflowSpec, body: AgenticWorkflowRequest): Wor
   return s;
 }
 
-/** 400 for what the schema cannot say: CIDRs, the mcp JSON text, the schedule */
+/**
+ * 400 for what the schema cannot say: CIDRs, output names, the `mcp` text (the harness's
+ * mcpServers shape), the `model.settings` members and the schedule. Every problem is listed
+ * (validation_error with `errors`).
+ */
 export function validateSpec(s: WorkflowSpec, now: Date = new Date()): void {
+  const problems: Problem[] = [];
   for (const [i, cidr] of s.webhook_ip_allowlist.entries()) {
     const parsed = parseCidr(cidr);
-    if (!parsed.ok) throw badRequest(`webhook_ip_allowlist[${i}] '${cidr}' is not a CIDR range: ${parsed.reason}`);
-  }
-  if (s.mcp.trim() !== '') {
-    try {
-      JSON.parse(s.mcp);
-    } catch (err) {
-      throw badRequest(`mcp must be JSON text (or empty): ${(err as Error).message}`);
-    }
+    if (!parsed.ok) problems.push({ field: `webhook_ip_allowlist.${i}`, message: `webhook_ip_allowlist[${i}] '${cidr}' is not a CIDR range: ${parsed.reason}` });
   }
   const names = new Set<string>();
-  for (const o of s.outputs) {
-    if (names.has(o.name.toLowerCase())) throw badRequest(`outputs: the name '${o.name}' is used twice`);
+  for (const [i, o] of s.outputs.entries()) {
+    if (names.has(o.name.toLowerCase())) problems.push({ field: `outputs.${i}.name`, message: `outputs: the name '${o.name}' is used twice` });
     names.add(o.name.toLowerCase());
   }
-  if (s.schedule) validateSchedule(s.schedule, now);
+  const mcp = parseMcpConfig(s.mcp);
+  if (!mcp.ok) problems.push(...inText('mcp', mcp.problems));
+  const settings = parseModelSettings(s.model.settings);
+  if (!settings.ok) problems.push(...inText('model.settings', settings.problems));
+  if (s.schedule) {
+    try {
+      validateSchedule(s.schedule, now);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 400) throw err;
+      problems.push({ field: 'schedule', message: err.message });
+    }
+  }
+  if (problems.length > 0) throw invalid(problems);
+}
+
+/** problems inside a JSON text member: `$.max_turns must…` becomes `model.settings.max_turns must…` */
+function inText(field: string, problems: readonly string[]): Problem[] {
+  return problems.map((p) => ({ field, message: p.startsWith('$') ? `${field}${p.slice(1)}` : `${field}: ${p}` }));
 }
 
 export function validateSchedule(schedule: { cron_expression: string; timezone: string }, now: Date = new Date()): void {

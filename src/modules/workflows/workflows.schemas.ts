@@ -3,6 +3,7 @@
 // members a PUT omits (docs/decisions/0004), which it could not tell apart if Ajv filled them in.
 import { Type, type Static } from 'typebox';
 import { Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
+import { MODEL_SETTINGS_DEFAULTS as D, MODEL_SETTINGS_RANGES as R } from './model-settings.ts';
 
 const Str = (max = 65536) => Type.String({ maxLength: max });
 const Opt = <T extends Parameters<typeof Type.Optional>[0]>(s: T) => Type.Optional(s);
@@ -10,6 +11,18 @@ const Count = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
 export const MODEL_TYPES = ['CLAUDE', 'BEDROCK'] as const;
 export const EXECUTION_MODES = ['IN_PLACE', 'CLONE_ENVIRONMENT'] as const;
+
+const SETTINGS_DESCRIPTION = 'JSON text, default empty (every member at its default); checked on save (400 listing every problem). Members, '
+  + 'each optional (null or absent: the default): `model` (string: model id passed to the agent harness, e.g. claude-sonnet-4-5; '
+  + 'default: the harness\'s own), `base_url` (http or https URL of an Anthropic-compatible endpoint such as a corporate proxy '
+  + 'or LiteLLM; default: the LLM provider\'s base_url, else Anthropic\'s API, or Bedrock\'s endpoint for BEDROCK; it wins over the '
+  + `provider's), \`max_turns\` (integer ${R.max_turns[0]}–${R.max_turns[1]}, default ${D.max_turns}), \`timeout_seconds\` `
+  + `(integer ${R.timeout_seconds[0]}–${R.timeout_seconds[1]}, default ${D.timeout_seconds}: the run is killed after it). `
+  + 'Example: {"model": "claude-sonnet-4-5", "max_turns": 50}';
+const MCP_DESCRIPTION = 'raw JSON text, default empty (no servers): the agent harness\'s MCP configuration (Claude Code\'s --mcp-config), '
+  + 'checked on save (400 listing every problem with its JSON path). Shape: {"mcpServers": {NAME: server}}, NAME 1–64 of A-Z a-z 0-9 _ -; '
+  + 'a stdio server is {"command": string, "args"?: [string], "env"?: {string: string}, "type"?: "stdio"}, a remote one '
+  + '{"type": "http" | "sse", "url": http(s) URL, "headers"?: {string: string}}. Attached connectors (mcp_servers) are added to it at run time';
 
 const ModelType = Type.Union(MODEL_TYPES.map((v) => Type.Literal(v)));
 const ExecutionMode = Type.Union(EXECUTION_MODES.map((v) => Type.Literal(v)), { description: 'IN_PLACE (default) or CLONE_ENVIRONMENT' });
@@ -31,7 +44,7 @@ export const Output = Type.Object({
 export const ModelRequest = Type.Object({
   type: ModelType,
   api_key: Opt(Type.String({ maxLength: 16384, writeOnly: true, description: 'write-only; omitted or empty on edit: the stored key is kept' })),
-  settings: Opt(Str()),
+  settings: Opt(Type.String({ maxLength: 65536, description: SETTINGS_DESCRIPTION })),
   llm_provider_id: Opt(Type.Union([Uuid, Type.Null()])),
 }, { additionalProperties: false });
 
@@ -56,7 +69,7 @@ export const AgenticWorkflowRequest = Type.Object({
   webhook_ip_allowlist: Opt(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 200, description: 'CIDR ranges (IPv4 or IPv6); empty: every source' })),
   docker_fragment: Opt(Str()),
   enabled: Opt(Type.Boolean()),
-  mcp: Opt(Type.String({ maxLength: 65536, description: 'raw JSON text; must parse as JSON when not empty' })),
+  mcp: Opt(Type.String({ maxLength: 65536, description: MCP_DESCRIPTION })),
   mcp_server_ids: Opt(Type.Array(Uuid, { maxItems: 100, deprecated: true })),
   mcp_servers: Opt(Type.Array(McpServerRef, { maxItems: 100 })),
   context_service_ids: Opt(Type.Array(Uuid, { maxItems: 100 })),
@@ -88,13 +101,13 @@ export const AgenticWorkflow = Type.Object({
   webhook_ip_allowlist: Type.Array(Type.String()),
   docker_fragment: Type.String(),
   enabled: Type.Boolean(),
-  mcp: Type.String(),
+  mcp: Type.String({ description: 'raw JSON text: {"mcpServers": {…}} (see the request), or empty' }),
   mcp_server_ids: Type.Array(Uuid, { deprecated: true }),
   mcp_servers: Type.Array(Type.Object({ id: Uuid, required: Type.Boolean() })),
   context_service_ids: Type.Array(Uuid),
   outputs: Type.Array(OutputResponse),
   model: Type.Object({
-    type: Type.String(), settings: Type.String(),
+    type: Type.String(), settings: Type.String({ description: 'JSON text: model, base_url, max_turns, timeout_seconds (see the request), or empty' }),
     llm_provider_id: Type.Union([Uuid, Type.Null()], { description: 'null when the workflow carries its own api_key (or has no credential)' }),
   }),
   project_repositories: Type.Array(Type.Object({ url: Type.String(), branch: Type.String(), git_token_id: Type.Union([Uuid, Type.Null()]) })),

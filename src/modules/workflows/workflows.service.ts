@@ -1,7 +1,8 @@
 // Agentic workflows: services of type AGENTIC_WORKFLOW in an environment. Creation applies the
 // seed's defaults, edits keep omitted members; every save re-validates the whole configuration
-// (CIDRs, mcp JSON, schedule, model credential, attached connectors, context services) and
-// recomputes next_run_at. The model api_key and the webhook secret are sealed in services.secrets.
+// (CIDRs, the mcp shape, model.settings, schedule, model credential, attached connectors, context
+// services) before anything is stored, and recomputes next_run_at. The model api_key and the
+// webhook secret are sealed in services.secrets.
 import type { Db, Queryable } from '../../db/db.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import { randomSecret, type Sealer } from '../../lib/crypto.ts';
