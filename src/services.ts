@@ -20,6 +20,7 @@ import { createLlmProvidersService, type LlmProvidersService } from './modules/l
 import { createMcpServersService, type McpServersService } from './modules/mcp-servers/mcp-servers.service.ts';
 import { createWorkflowsService, type WorkflowsService } from './modules/workflows/workflows.service.ts';
 import { createWorkflowRunsService, type WorkflowRunsService } from './modules/workflows/runs.service.ts';
+import { createWorkflowOutputsService, type WorkflowOutputsService } from './modules/workflows/outputs.service.ts';
 import { createServicesService, type ServicesService } from './modules/services/services.service.ts';
 import { createServiceGroupsService, type ServiceGroupsService } from './modules/services/groups/groups.service.ts';
 import { createJobRunsService, type JobRunsService } from './modules/job-runs/job-runs.service.ts';
@@ -44,6 +45,7 @@ export interface Services {
   mcpServers: McpServersService;
   workflows: WorkflowsService;
   workflowRuns: WorkflowRunsService;
+  workflowOutputs: WorkflowOutputsService;
   services: ServicesService;
   serviceGroups: ServiceGroupsService;
   jobRuns: JobRunsService;
@@ -72,11 +74,12 @@ export function createServices(parts: ContextParts): Services {
   const llmProviders = createLlmProvidersService({ db, sealer: parts.sealer, organizations });
   const mcpServers = createMcpServersService({ db, sealer: parts.sealer, organizations });
   const workflows = createWorkflowsService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
-  const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments });
+  const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments, sealer: parts.sealer });
+  const workflowOutputs = createWorkflowOutputsService({ db, scope, sealer: parts.sealer, queue: parts.queue, workflows });
   const services = createServicesService({ db, sealer: parts.sealer, scope, appContext });
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
   const audit = createAuditService({ db, organizations });
-  all = { audit, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, clusters, registries, projects, environments, deploymentRules };
+  all = { audit, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, projects, environments, deploymentRules };
   return all;
 }

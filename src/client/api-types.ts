@@ -1923,7 +1923,8 @@ export interface paths {
         /** Run history, newest first (20 per page by default) */
         get: operations["listAgenticWorkflowRuns"];
         put?: never;
-        post?: never;
+        /** Start a run by hand (DEVOPS and above); its JSON body, if any, is the run's payload, as the webhook's is (64 KiB at most) */
+        post: operations["startAgenticWorkflowRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1939,6 +1940,40 @@ export interface paths {
         };
         /** Get agentic workflow run */
         get: operations["getAgenticWorkflowRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agenticWorkflow/{agenticWorkflowId}/run/{runId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancel one run, queued or running: its agent container is killed (409 once it has ended) */
+        post: operations["cancelAgenticWorkflowRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agenticWorkflow/{agenticWorkflowId}/run/{runId}/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's transcript and log: the image build, the clones, each assistant message, tool call and bounded tool result, refused egress (live: /deployment/{deployment_id}/log/stream) */
+        get: operations["listAgenticWorkflowRunLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1973,6 +2008,57 @@ export interface paths {
         };
         /** The deployments of the workflow's runs, newest first */
         get: operations["listAgenticWorkflowDeploymentHistoryV2"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agenticWorkflow/{agenticWorkflowId}/run/{runId}/outputDelivery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The deliveries of a finished run's result to the workflow's outputs, each with every attempt (header values are never shown) */
+        get: operations["listAgenticWorkflowRunOutputDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agenticWorkflow/{agenticWorkflowId}/run/{runId}/outputDelivery/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver again (same body and webhook-id, to the output's current url and headers; 409 when the output is gone) */
+        post: operations["redeliverAgenticWorkflowRunOutputDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agenticWorkflow/{agenticWorkflowId}/outputSigningSecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Standard Webhooks secret the workflow's output deliveries are signed with (derived from webhook.url's secret) */
+        get: operations["getAgenticWorkflowOutputSigningSecret"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4350,6 +4436,8 @@ export interface components {
             owner_user_sub: string;
             owner_name: string;
             region: string;
+            /** @description Anthropic-compatible endpoint runs call instead of the default; empty string when none */
+            base_url: string;
         };
         "listMcpServers.response.200.results": {
             /** Format: uuid */
@@ -4393,6 +4481,7 @@ export interface components {
         };
         "listAgenticWorkflows.response.200.results.model": {
             type: string;
+            /** @description JSON text: model, base_url, max_turns, timeout_seconds (see the request), or empty */
             settings: string;
             /** @description null when the workflow carries its own api_key (or has no credential) */
             llm_provider_id: string | null;
@@ -4431,6 +4520,7 @@ export interface components {
             webhook_ip_allowlist: string[];
             docker_fragment: string;
             enabled: boolean;
+            /** @description raw JSON text: {"mcpServers": {…}} (see the request), or empty */
             mcp: string;
             /** @deprecated */
             mcp_server_ids: string[];
@@ -4473,6 +4563,7 @@ export interface components {
             type: "CLAUDE" | "BEDROCK";
             /** @description write-only; omitted or empty on edit: the stored key is kept */
             api_key?: string;
+            /** @description JSON text, default empty (every member at its default); checked on save (400 listing every problem). Members, each optional (null or absent: the default): `model` (string: model id passed to the agent harness, e.g. claude-sonnet-4-5; default: the harness's own), `base_url` (http or https URL of an Anthropic-compatible endpoint such as a corporate proxy or LiteLLM; default: the LLM provider's base_url, else Anthropic's API, or Bedrock's endpoint for BEDROCK; it wins over the provider's), `max_turns` (integer 1–500, default 30), `timeout_seconds` (integer 10–86400, default 1800: the run is killed after it). Example: {"model": "claude-sonnet-4-5", "max_turns": 50} */
             settings?: string;
             llm_provider_id?: string | null;
         };
@@ -4500,7 +4591,7 @@ export interface components {
             webhook_ip_allowlist?: string[];
             docker_fragment?: string;
             enabled?: boolean;
-            /** @description raw JSON text; must parse as JSON when not empty */
+            /** @description raw JSON text, default empty (no servers): the agent harness's MCP configuration (Claude Code's --mcp-config), checked on save (400 listing every problem with its JSON path). Shape: {"mcpServers": {NAME: server}}, NAME 1–64 of A-Z a-z 0-9 _ -; a stdio server is {"command": string, "args"?: [string], "env"?: {string: string}, "type"?: "stdio"}, a remote one {"type": "http" | "sse", "url": http(s) URL, "headers"?: {string: string}}. Attached connectors (mcp_servers) are added to it at run time */
             mcp?: string;
             /** @deprecated */
             mcp_server_ids?: string[];
@@ -4526,7 +4617,7 @@ export interface components {
             updated_at: string | null;
             /** Format: uuid */
             agentic_workflow_id: string;
-            /** @description WEBHOOK or SCHEDULE */
+            /** @description WEBHOOK, SCHEDULE or MANUAL (POST /agenticWorkflow/{id}/run) */
             trigger: string;
             /** @description QUEUED → RUNNING → SUCCEEDED / FAILED / CANCELED */
             status: string;
@@ -4538,7 +4629,127 @@ export interface components {
             finished_at: string | null;
             deployment_id: string | null;
             clone_environment_id: string | null;
+            /** @description why the run failed or was canceled (the model's, the builder's or the runner's words) */
             message: string | null;
+            /** @description who started a MANUAL run */
+            triggered_by: string | null;
+            /** @description the agent's final answer, as the harness reported it */
+            result: string | null;
+            /** @description model turns the agent took */
+            num_turns: number | null;
+            input_tokens: number | null;
+            output_tokens: number | null;
+            /** @description cost in US dollars as the harness computed it from list prices */
+            cost_usd: number | null;
+            /** @description how long the agent ran (image build and clones included) */
+            duration_ms: number | null;
+        };
+        "listAgenticWorkflowRunLog.response.200.results": {
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            message: string;
+            /** @description BUILD, DEPLOY or RUNTIME */
+            kind: string;
+            deployment_id: string | null;
+            /** Format: uuid */
+            service_id: string;
+        };
+        "listAgenticWorkflowRunLog.response.200": {
+            results: components["schemas"]["listAgenticWorkflowRunLog.response.200.results"][];
+            pagination: components["schemas"]["listOrganization.response.200.pagination"];
+        };
+        "listAgenticWorkflowRunOutputDeliveries.response.200.results.request.data.run": {
+            /** Format: uuid */
+            id: string;
+            /** @description SUCCEEDED, FAILED or CANCELED */
+            status: string;
+            /** @description WEBHOOK, SCHEDULE or MANUAL */
+            trigger: string;
+            /** @description why the run ended so (an error, "timed out after N s", "Canceled on request"…) */
+            message: string | null;
+            /** @description the agent's final result text (null when the run produced none) */
+            result: string | null;
+            num_turns: number | null;
+            input_tokens: number | null;
+            output_tokens: number | null;
+            /** @description as the agent harness reported it */
+            cost_usd: number | null;
+            duration_ms: number | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+        };
+        "listAgenticWorkflowRunOutputDeliveries.response.200.results.request.data": {
+            run: components["schemas"]["listAgenticWorkflowRunOutputDeliveries.response.200.results.request.data.run"];
+            agentic_workflow: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            };
+            output: {
+                /** @description the output this delivery is for */
+                name: string;
+            };
+            /** Format: uuid */
+            environment_id: string;
+            /** Format: uuid */
+            organization_id: string;
+        };
+        /**
+         * AgenticWorkflowOutputMessage
+         * @description The JSON body POSTed to each output url (with `content-type: application/json`) when a run ends SUCCEEDED, FAILED or CANCELED. Headers: the output's own `headers` (except webhook-id, webhook-timestamp, webhook-signature, content-type, content-length, user-agent, host, connection and transfer-encoding, which berth sets) and the Standard Webhooks `webhook-id` (stable across retries and redeliveries), `webhook-timestamp` and `webhook-signature`, signed with the workflow's output signing secret (GET /agenticWorkflow/{id}/outputSigningSecret). A 2xx answer acknowledges; anything else is retried with back-off for up to three days (Retry-After honoured), except 410 and refused targets.
+         */
+        AgenticWorkflowOutputMessage: {
+            /** @description always `agentic_workflow.run.finished` */
+            type: string;
+            /**
+             * Format: date-time
+             * @description when the run finished and the delivery was made; the same on every attempt
+             */
+            timestamp: string;
+            data: components["schemas"]["listAgenticWorkflowRunOutputDeliveries.response.200.results.request.data"];
+        };
+        "listAgenticWorkflowRunOutputDeliveries.response.200.results.attempt_history": {
+            attempt: number;
+            /** Format: date-time */
+            created_at: string;
+            target_url: string;
+            response_status_code: number | null;
+            response_body: string | null;
+            error: string | null;
+            duration_ms: number;
+        };
+        /** AgenticWorkflowOutputDelivery */
+        AgenticWorkflowOutputDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            updated_at: string | null;
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            agentic_workflow_id: string;
+            output_name: string;
+            /** @description PENDING (an attempt is due), DELIVERED (a 2xx answer) or FAILED (no further attempt) */
+            status: string;
+            /** @description where the delivery is sent: the output url when the run finished (a redeliver takes the current one) */
+            target_url: string;
+            /** @description the names of the output's headers (those named like a header berth sets are not sent); their values are sealed and never returned */
+            header_names: string[];
+            /** @description the webhook-id header, stable across retries and redeliveries */
+            webhook_message_id: string;
+            request: components["schemas"]["AgenticWorkflowOutputMessage"];
+            /** @description attempts made so far */
+            attempts: number;
+            last_status_code: number | null;
+            /** @description why the last attempt failed when it got no answer (a refused target, a timeout, a connection error) */
+            last_error: string | null;
+            next_attempt_at: string | null;
+            /** @description every attempt, oldest first, with the status code, the first 1 KB of the answer, the error and the duration */
+            attempt_history: components["schemas"]["listAgenticWorkflowRunOutputDeliveries.response.200.results.attempt_history"][];
         };
         "deployApplication.response.202": {
             /** Format: uuid */
@@ -4594,19 +4805,8 @@ export interface components {
             page: number;
             page_size: number;
         };
-        "listApplicationLog.response.200.results": {
-            id: string;
-            /** Format: date-time */
-            created_at: string;
-            message: string;
-            /** @description BUILD, DEPLOY or RUNTIME */
-            kind: string;
-            deployment_id: string | null;
-            /** Format: uuid */
-            service_id: string;
-        };
         "listApplicationLog.response.200": {
-            results: components["schemas"]["listApplicationLog.response.200.results"][];
+            results: components["schemas"]["listAgenticWorkflowRunLog.response.200.results"][];
         };
         "deployEnvironment.response.202": {
             /** Format: uuid */
@@ -4659,16 +4859,6 @@ export interface components {
             target_secret_set: boolean;
             disabled_reason: string | null;
         };
-        "listWebhookEvent.response.200.results.attempt_history": {
-            attempt: number;
-            /** Format: date-time */
-            created_at: string;
-            target_url: string;
-            response_status_code: number | null;
-            response_body: string | null;
-            error: string | null;
-            duration_ms: number;
-        };
         "listWebhookEvent.response.200.results": {
             /** Format: uuid */
             id: string;
@@ -4691,7 +4881,7 @@ export interface components {
             duration_ms: number | null;
             attempts: number;
             next_attempt_at: string | null;
-            attempt_history: components["schemas"]["listWebhookEvent.response.200.results.attempt_history"][];
+            attempt_history: components["schemas"]["listAgenticWorkflowRunOutputDeliveries.response.200.results.attempt_history"][];
         };
         "listJobRuns.response.200.results": {
             /** Format: uuid */
@@ -20371,6 +20561,8 @@ export interface operations {
                     scope?: "ORGANIZATION" | "USER";
                     /** @description cloud region; required for BEDROCK */
                     region?: string | null;
+                    /** @description http or https URL of an Anthropic-compatible endpoint (a corporate proxy, a LiteLLM gateway) that workflows using this provider call instead of Anthropic's API (or Bedrock's endpoint); no query, fragment or user info. Omitted on edit: kept; empty string or null: none. A workflow's own model.settings base_url wins over it */
+                    base_url?: string | null;
                     /** @description write-only (sealed, never returned); omitted on edit: kept; empty string or null: removed */
                     credential?: string | null;
                 };
@@ -20554,6 +20746,8 @@ export interface operations {
                     /** @description ORGANIZATION (shared) or USER (personal to its creator) */
                     scope?: "ORGANIZATION" | "USER";
                     region?: string | null;
+                    /** @description http or https URL of an Anthropic-compatible endpoint (a corporate proxy, a LiteLLM gateway) that workflows using this provider call instead of Anthropic's API (or Bedrock's endpoint); no query, fragment or user info. Omitted on edit: kept; empty string or null: none. A workflow's own model.settings base_url wins over it */
+                    base_url?: string | null;
                     /** @description write-only (sealed, never returned); omitted on edit: kept; empty string or null: removed */
                     credential?: string | null;
                 };
@@ -21718,6 +21912,104 @@ export interface operations {
             };
         };
     };
+    startAgenticWorkflowRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agenticWorkflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": unknown;
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["triggerAgenticWorkflowWebhook.response.202"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAgenticWorkflowRun: {
         parameters: {
             query?: never;
@@ -21737,6 +22029,182 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["triggerAgenticWorkflowWebhook.response.202"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelAgenticWorkflowRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agenticWorkflowId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["triggerAgenticWorkflowWebhook.response.202"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgenticWorkflowRunLog: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                tail?: number;
+            };
+            header?: never;
+            path: {
+                agenticWorkflowId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listAgenticWorkflowRunLog.response.200"];
                 };
             };
             /** @description Bad request: validation error or invalid configuration */
@@ -21936,6 +22404,268 @@ export interface operations {
                             run_id: string;
                         }[];
                         pagination: components["schemas"]["listOrganization.response.200.pagination"];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgenticWorkflowRunOutputDeliveries: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                agenticWorkflowId: string;
+                runId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["AgenticWorkflowOutputDelivery"][];
+                        pagination: components["schemas"]["listOrganization.response.200.pagination"];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverAgenticWorkflowRunOutputDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agenticWorkflowId: string;
+                runId: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgenticWorkflowOutputDelivery"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgenticWorkflowOutputSigningSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agenticWorkflowId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description whsec_ + base64 of HMAC-SHA256(key: the secret at the end of webhook.url, message: `berth-agentic-workflow-outputs:<workflow id>`); verify deliveries with any Standard Webhooks library */
+                        signing_secret: string;
                     };
                 };
             };
@@ -26056,10 +26786,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        results: components["schemas"]["listApplicationLog.response.200.results"][];
-                        pagination: components["schemas"]["listOrganization.response.200.pagination"];
-                    };
+                    "application/json": components["schemas"]["listAgenticWorkflowRunLog.response.200"];
                 };
             };
             /** @description Bad request: validation error or invalid configuration */

@@ -42,6 +42,8 @@ export interface Config {
   readonly ingressAdminPort: number;
   /** git URLs that are local paths or file:// (they read the host's disk) are refused unless true */
   readonly engineAllowLocalGit: boolean;
+  /** the image agent runs are built on (Debian- or Ubuntu-based); berth adds the harness, node, git and the egress proxy */
+  readonly agentBaseImage: string;
   readonly logLevel: LogLevel;
   /** trust X-Forwarded-For from these proxies (Fastify trustProxy semantics): false, true, or a list */
   readonly trustProxy: boolean | string;
@@ -170,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingressHost: str(env, 'INGRESS_HOST', '127.0.0.1'),
     ingressAdminPort: int(env, 'INGRESS_ADMIN_PORT', 2019, 1, 65535),
     engineAllowLocalGit: bool(env, 'ENGINE_ALLOW_LOCAL_GIT', false),
+    agentBaseImage: str(env, 'AGENT_BASE_IMAGE', 'debian:bookworm-slim'),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     trustProxy,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),

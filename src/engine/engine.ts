@@ -3,6 +3,9 @@
 // Drivers never touch the database: they report log lines through a LogSink and throw
 // EngineFailure when a step fails (the runner records the outcome).
 import type { RuntimePlan } from './plan.ts';
+import type { AgentRunOutcome, AgentRunSpec } from './agent/spec.ts';
+
+export type { AgentRunOutcome, AgentRunSpec } from './agent/spec.ts';
 
 export type LogKind = 'BUILD' | 'DEPLOY' | 'RUNTIME';
 
@@ -67,6 +70,8 @@ export interface EngineDriver {
   status(service: DriverService): Promise<RuntimeStatus>;
   /** runs a job's container to completion once (a cron occurrence or a lifecycle command) */
   runJob?(service: DriverService, runId: string, command: 'cron' | 'start' | 'stop' | 'delete', line: (text: string) => Promise<void>, signal: AbortSignal): Promise<JobRunOutcome>;
+  /** runs an agentic workflow's agent to its end (the run container, its proxy, its transcript); cancel through `signal` */
+  runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome>;
   /** releases connections and watchers (process shutdown) */
   close?(): Promise<void>;
 }

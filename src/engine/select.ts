@@ -70,6 +70,7 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   }
   const driver = createDockerDriver({
     docker, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort }, allowLocalGit: config.engineAllowLocalGit,
+    agentBaseImage: config.agentBaseImage,
   });
   return { driver, description: `docker at ${config.dockerHost}${ingressNote}` };
 }

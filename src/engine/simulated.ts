@@ -134,6 +134,20 @@ export function createSimulatedDriver(): EngineDriver {
       await line(`${SIMULATED_PREFIX}${fails ? 'Exited with code 1 (fail-deploy marker)' : 'Exited with code 0'}`);
       return { exitCode: fails ? 1 : 0, attempts: 1, reason: fails ? 'exited with code 1' : null };
     },
+    async runAgent(run, sink, signal) {
+      const log = labelled(sink);
+      const started = Date.now();
+      await log('DEPLOY', `Starting an agent run of ${run.workflowSlug}: no container starts and no model is called`);
+      await step(signal);
+      await log('RUNTIME', `Agent started: model ${run.model.modelId ?? 'default'}, MCP servers: ${Object.keys(run.mcpServers).join(', ') || 'none'}`);
+      const fails = run.workflowSlug.includes('fail-deploy');
+      const result = fails ? null : 'No agent ran: the simulated engine calls no model';
+      await log('RUNTIME', fails ? 'Agent failed (simulated failure marker fail-deploy)' : `result: ${result}`);
+      return {
+        status: fails ? 'FAILED' : 'SUCCEEDED', message: fails ? `${SIMULATED_PREFIX}The agent failed (simulated failure marker fail-deploy)` : null,
+        result: result ? `${SIMULATED_PREFIX}${result}` : null, numTurns: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: Date.now() - started,
+      };
+    },
     async status(): Promise<RuntimeStatus> {
       return { state: 'UNKNOWN' };
     },

@@ -28,12 +28,18 @@ export const WorkflowRunEventPayload = Type.Object({
   run_id: Id,
   agentic_workflow_id: Id,
   workflow_name: Type.String(),
-  trigger: Type.String({ description: 'WEBHOOK or SCHEDULE' }),
+  trigger: Type.String({ description: 'WEBHOOK, SCHEDULE or MANUAL' }),
   status: Type.String(),
   deployment_id: Type.Union([Id, Type.Null()]),
   environment_id: Id,
   organization_id: Id,
   message: Type.Union([Type.String(), Type.Null()]),
+  result_summary: Type.Union([Type.String(), Type.Null()], { description: "the first 500 characters of the agent's final answer (finished runs)" }),
+  num_turns: Type.Union([Type.Integer(), Type.Null()]),
+  input_tokens: Type.Union([Type.Integer(), Type.Null()]),
+  output_tokens: Type.Union([Type.Integer(), Type.Null()]),
+  cost_usd: Type.Union([Type.Number(), Type.Null()], { description: 'as the agent harness reported it' }),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()]),
 }, { additionalProperties: true });
 
 export interface EventKindEntry {
@@ -46,7 +52,7 @@ export const EVENT_KINDS = {
   DEPLOYMENT_SUCCEEDED: { description: 'a deployment succeeded (deployed, stopped, restarted or uninstalled)', payload: DeploymentEventPayload },
   DEPLOYMENT_FAILED: { description: 'a deployment failed (build or deployment error)', payload: DeploymentEventPayload },
   DEPLOYMENT_CANCELLED: { description: 'a deployment was cancelled', payload: DeploymentEventPayload },
-  WORKFLOW_RUN_STARTED: { description: 'an agentic workflow run was started (webhook or schedule)', payload: WorkflowRunEventPayload },
+  WORKFLOW_RUN_STARTED: { description: 'an agentic workflow run was started (webhook, schedule or by hand)', payload: WorkflowRunEventPayload },
   WORKFLOW_RUN_SUCCEEDED: { description: 'an agentic workflow run succeeded', payload: WorkflowRunEventPayload },
   WORKFLOW_RUN_FAILED: { description: 'an agentic workflow run failed', payload: WorkflowRunEventPayload },
 } as const satisfies Record<string, EventKindEntry>;

@@ -16,6 +16,7 @@ import { llmProviderRoutes } from './llm-providers/llm-providers.routes.ts';
 import { mcpServerRoutes } from './mcp-servers/mcp-servers.routes.ts';
 import { workflowRoutes } from './workflows/workflows.routes.ts';
 import { workflowRunRoutes } from './workflows/runs.routes.ts';
+import { workflowOutputRoutes } from './workflows/outputs.routes.ts';
 import { deploymentRoutes } from './deployments/deployments.routes.ts';
 import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { jobRunRoutes } from './job-runs/job-runs.routes.ts';
@@ -38,6 +39,7 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   mcpServerRoutes(app, ctx);
   workflowRoutes(app, ctx);
   workflowRunRoutes(app, ctx);
+  workflowOutputRoutes(app, ctx);
   deploymentRoutes(app, ctx);
   webhookRoutes(app, ctx);
   jobRunRoutes(app, ctx);

@@ -25,6 +25,8 @@ export const TASK_KINDS = {
   'webhooks.deliver': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
   /** every minute: start the runs of agentic workflows whose schedule occurrence has come (exactly once each) */
   'workflows.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
+  /** one delivery attempt of a finished workflow run's result to one of its outputs; the handler schedules the next attempt itself */
+  'workflows.output-deliver': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
   /** delete the throwaway environment copy a CLONE_ENVIRONMENT workflow run deployed in, once the run settled */
   'workflows.clone-cleanup': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
   /** every minute: turn due cron-job occurrences into runs (exactly once each) */

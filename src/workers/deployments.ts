@@ -11,6 +11,7 @@ import {
   SUCCESS_STATUS, errorStatus, runningStatus, stepOfStatus, stepsOf, type Step,
 } from '../modules/deployments/deployments.rules.ts';
 import type { TaskContext } from '../queue/queue.ts';
+import { runWorkflowAgent } from './agent-runs.ts';
 
 export const deploymentWorkerSettings = {
   /** a running deployment whose heartbeat is older than this is considered abandoned */
@@ -110,7 +111,9 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
       d = fresh;
       if (d.cancel_requested) throw new Error('canceled');
       try {
-        const built = await runStep(driver, step, target, log, controller.signal);
+        const built = step === 'APPLY' && target.type === 'AGENTIC_WORKFLOW'
+          ? await runWorkflowAgent(ctx, target, log, controller.signal)
+          : await runStep(driver, step, target, log, controller.signal);
         if (built) {
           await repo.recordBuild(db, d.id, built.gitCommitId, built.imageTag);
           target = { ...target, gitCommitId: built.gitCommitId ?? target.gitCommitId, imageTag: built.imageTag };

@@ -6,6 +6,7 @@ import { startEngineUninstallWorker } from './engine-uninstall.ts';
 import { MAINTENANCE_CRON, runMaintenance } from './maintenance.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 import { startWorkflowScheduleWorker } from './workflow-schedule.ts';
+import { startWorkflowOutputWorkers } from './workflow-outputs.ts';
 import { startJobRunWorkers } from './job-runs.ts';
 import { startEngineObserver } from './engine-observer.ts';
 
@@ -19,6 +20,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   await startDeploymentWorkers(ctx);
   await startWebhookWorkers(ctx);
   await startWorkflowScheduleWorker(ctx);
+  await startWorkflowOutputWorkers(ctx);
   await startEngineUninstallWorker(ctx);
   await startJobRunWorkers(ctx);
   const observer = startEngineObserver(ctx);

@@ -5,7 +5,7 @@
 import type { AppContext } from '../context.ts';
 import * as repo from '../modules/webhooks/webhooks.repo.ts';
 import { postJson } from '../modules/webhooks/webhooks.http.ts';
-import { nextRetryDelayMs, retrySettings, sign } from '../modules/webhooks/webhooks.rules.ts';
+import { attemptOutcome, retrySettings, signatureHeaders } from '../modules/webhooks/webhooks.rules.ts';
 
 type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'logger' | 'sealer'>;
 
@@ -24,15 +24,9 @@ export async function deliverWebhookEvent(ctx: Ctx, eventId: string): Promise<vo
     return;
   }
   const secret = ctx.sealer.open(hook.secret_sealed);
-  const timestamp = Math.floor(Date.now() / 1000);
-  const result = await postJson(hook.target_url, ev.body, {
-    'webhook-id': ev.message_id,
-    'webhook-timestamp': String(timestamp),
-    'webhook-signature': sign(secret, ev.message_id, timestamp, ev.body),
-  }, { allowPrivate: ctx.config.webhookAllowPrivateTargets, timeoutMs: retrySettings.timeoutMs });
-  const ok = result.status !== null && result.status >= 200 && result.status < 300;
-  const gone = result.status === 410;
-  const delay = ok || gone || result.refused ? null : nextRetryDelayMs(attempt, Date.now() - new Date(ev.created_at).getTime(), result.retryAfter);
+  const result = await postJson(hook.target_url, ev.body, signatureHeaders(secret, ev.message_id, ev.body),
+    { allowPrivate: ctx.config.webhookAllowPrivateTargets, timeoutMs: retrySettings.timeoutMs });
+  const { ok, gone, retryInMs: delay } = attemptOutcome(result, attempt, Date.now() - new Date(ev.created_at).getTime());
   await db.transaction(async (tx) => {
     await repo.recordAttempt(tx, {
       eventId: ev.id, attempt, targetUrl: hook.target_url, status: result.status, body: result.body, error: result.error, durationMs: result.durationMs,

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BuildResult, DriverService, EngineDriver, LogSink, RuntimeStatus } from '../engine.ts';
+import type { AgentRunSpec, BuildResult, DriverService, EngineDriver, LogSink, RuntimeStatus } from '../engine.ts';
 import { EngineFailure } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { buildImage } from './build.ts';
@@ -20,6 +20,8 @@ import { listReplicas, publishedPorts, probeTarget, stopAndRemove } from './repl
 import { rollout, switchIngress, type IngressLike } from './rollout.ts';
 import { cloneRepository, redactUrls } from './source.ts';
 import { waitReady } from './health.ts';
+import { ensureEnvironmentNetwork } from './networks.ts';
+import { runAgent } from '../agent/runner.ts';
 
 export interface DockerDriverOptions {
   docker: Docker;
@@ -30,6 +32,8 @@ export interface DockerDriverOptions {
   readyTimeoutMs?: number;
   /** pause between switching traffic and stopping old replicas */
   drainMs?: number;
+  /** AGENT_BASE_IMAGE: what agent runs are built on */
+  agentBaseImage?: string;
 }
 
 function planOf(service: DriverService): RuntimePlan {
@@ -59,15 +63,7 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
   const drainMs = options.drainMs ?? 1500;
 
-  async function ensureNetwork(service: DriverService): Promise<void> {
-    const name = networkName(service.environmentId);
-    const found = await docker.listNetworks({ filters: { name: [name] } });
-    if (found.some((n) => n.Name === name)) return;
-    await docker.createNetwork({
-      Name: name, Driver: 'bridge', CheckDuplicate: true,
-      Labels: { ...ownerLabels(idsOf(service)), 'berth.service_id': '', 'berth.role': 'network' },
-    }).catch((err: { statusCode?: number }) => { if (err.statusCode !== 409) throw err; });
-  }
+  const ensureNetwork = (service: DriverService) => ensureEnvironmentNetwork(docker, idsOf(service));
 
   async function pullIfNeeded(service: DriverService, plan: RuntimePlan, log: LogSink, signal: AbortSignal): Promise<string> {
     const image = imageToRun(service, plan);
@@ -92,6 +88,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     docker,
     ingress: options.ingress,
     runJob,
+    runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal) {
+      return runAgent({ docker, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
+    },
     needsBuild(service: DriverService) {
       if (service.plan) return service.plan.source?.kind === 'git';
       const source = service.spec.source as { docker?: unknown } | undefined;
@@ -211,6 +210,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
       for (const route of new Set(all.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
       await stopAndRemove(docker, all.map((c) => c.Id), 5);
       await log('DEPLOY', `Removed ${all.length} container(s) of ${service.name}`);
+      // an agent run interrupted here leaves its own network: it goes with the workflow
+      const runNetworks = await docker.listNetworks({ filters: labelFilter({ 'berth.service_id': service.id, 'berth.role': 'agent-network' }) });
+      await Promise.all(runNetworks.map((n) => docker.getNetwork(n.Id).remove().catch(() => {})));
       const left = await docker.listContainers({ all: true, filters: labelFilter({ 'berth.environment_id': service.environmentId }) });
       if (left.length === 0) {
         await docker.getNetwork(networkName(service.environmentId)).remove().catch(() => {});

@@ -1,11 +1,12 @@
-// Unit tests of the webhook rules: filters, URL validation, back-off schedule, Retry-After,
-// and the Standard Webhooks signature (checked against the reference library).
+// Unit tests of the webhook rules: filters, URL validation, back-off schedule, Retry-After, what
+// one attempt's answer means, and the Standard Webhooks signature (checked against the reference library).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { canonicalEventKind } from '../../events/catalogue.ts';
 import {
-  configureWebhookRetries, generateSigningSecret, matchesFilters, nextRetryDelayMs, parseRetryAfterMs, retrySettings, sign, targetUrlProblem, wildcardMatch,
+  attemptOutcome, configureWebhookRetries, generateSigningSecret, matchesFilters, nextRetryDelayMs, parseRetryAfterMs, retrySettings, sign,
+  signatureHeaders, targetUrlProblem, wildcardMatch,
 } from './webhooks.rules.ts';
 
 test('event kinds: canonical names and the public clients\' spellings', () => {
@@ -63,4 +64,27 @@ test('signatures verify with the standardwebhooks reference library', () => {
   const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(ts), 'webhook-signature': sign(secret, 'msg_1', ts, body) };
   assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
   assert.throws(() => new Webhook(generateSigningSecret()).verify(body, headers));
+});
+
+test('an attempt: 2xx delivered, 410 gone, refused or too old never retried, anything else retried', () => {
+  const answer = (status: number | null, refused = false) => ({ status, retryAfter: undefined, refused });
+  assert.deepEqual(attemptOutcome(answer(204), 1, 0), { ok: true, gone: false, retryInMs: null });
+  assert.deepEqual(attemptOutcome(answer(410), 1, 0), { ok: false, gone: true, retryInMs: null });
+  assert.deepEqual(attemptOutcome(answer(null, true), 1, 0), { ok: false, gone: false, retryInMs: null });
+  for (const status of [500, 429, 404, null]) {
+    const { ok, retryInMs } = attemptOutcome(answer(status), 1, 0);
+    assert.equal(ok, false);
+    assert.ok(retryInMs !== null && retryInMs >= retrySettings.baseDelayMs / 2 && retryInMs <= retrySettings.baseDelayMs * 1.5, String(status));
+  }
+  assert.equal(attemptOutcome(answer(500), 1, retrySettings.giveUpAfterMs).retryInMs, null);
+  assert.ok(attemptOutcome({ status: 503, retryAfter: '120', refused: false }, 1, 0).retryInMs! >= 120_000);
+});
+
+test('signature headers verify with the reference library', () => {
+  const secret = generateSigningSecret();
+  const body = JSON.stringify({ type: 'x', data: { n: 1 } });
+  const headers = signatureHeaders(secret, 'msg_abc', body);
+  assert.deepEqual(Object.keys(headers), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+  assert.deepEqual(new Webhook(secret).verify(body, headers), { type: 'x', data: { n: 1 } });
+  assert.equal(signatureHeaders(secret, 'msg_abc', body, 1700000000)['webhook-signature'], sign(secret, 'msg_abc', 1700000000, body));
 });

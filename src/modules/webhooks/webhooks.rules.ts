@@ -1,6 +1,8 @@
 // Pure rules of organization webhooks: target URL validation, the subscription filters
 // (events, project-name wildcards, environment types), the retry schedule (exponential back-off
-// with jitter, Retry-After honoured, three days at most) and the Standard Webhooks signature.
+// with jitter, Retry-After honoured, three days at most), what one attempt's answer means, and
+// the Standard Webhooks signature and headers. Agentic workflow output deliveries use the same
+// schedule, outcome and signing (src/workers/workflow-outputs.ts).
 import { createHmac, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../../lib/cidr.ts';
@@ -72,6 +74,18 @@ export function nextRetryDelayMs(attempt: number, ageMs: number, retryAfter: str
   return delay;
 }
 
+/** what one attempt's answer means: delivered (2xx), gone (410: never retried), or the delay
+ * before the next attempt (null: no further attempt — delivered, gone, refused by the guard,
+ * or too old); `ageMs` is how old the delivery is */
+export function attemptOutcome(result: { status: number | null; retryAfter: string | undefined; refused: boolean }, attempt: number, ageMs: number): {
+  ok: boolean; gone: boolean; retryInMs: number | null;
+} {
+  const ok = result.status !== null && result.status >= 200 && result.status < 300;
+  const gone = result.status === 410;
+  const retryInMs = ok || gone || result.refused ? null : nextRetryDelayMs(attempt, ageMs, result.retryAfter);
+  return { ok, gone, retryInMs };
+}
+
 export function parseRetryAfterMs(value: string | undefined, now = Date.now()): number | null {
   if (!value) return null;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
@@ -94,4 +108,14 @@ export function signingKeyBytes(secret: string): Buffer {
 export function sign(secret: string, messageId: string, timestampSeconds: number, body: string): string {
   const mac = createHmac('sha256', signingKeyBytes(secret)).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64');
   return `v1,${mac}`;
+}
+
+/** the Standard Webhooks headers of one attempt: `webhook-id` (the message id, stable across
+ * retries), `webhook-timestamp` (now, in seconds) and `webhook-signature` */
+export function signatureHeaders(secret: string, messageId: string, body: string, timestampSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': sign(secret, messageId, timestampSeconds, body),
+  };
 }

@@ -9,9 +9,11 @@ import type { TaskQueue } from '../../queue/queue.ts';
 import { deploymentSettledHooks, type DeploymentRecord, type DeploymentsService } from '../deployments/deployments.service.ts';
 import { cloneHooks, type EnvironmentsService } from '../environments/environments.service.ts';
 import * as repo from './runs.repo.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import { enqueueOutputDeliveries } from './outputs.service.ts';
 import type { RunStarter } from './runs.service.ts';
 
-export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; environments?: EnvironmentsService }
+export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments?: EnvironmentsService }
 
 /** how long a run's throwaway environment copy lives at most (deleted earlier when the run settles) */
 export const RUN_COPY_TTL_MS = 24 * 3600_000;
@@ -29,6 +31,9 @@ async function emitRunEvent(tx: Queryable, queue: TaskQueue, kind: RunEvent, run
     payload: {
       run_id: run.id, agentic_workflow_id: run.workflow_id, workflow_name: run.workflow_name, trigger: run.trigger, status: run.status,
       deployment_id: run.deployment_id, environment_id: run.environment_id, organization_id: run.organization_id, message: run.message,
+      result_summary: run.result === null ? null : run.result.slice(0, 500), num_turns: run.num_turns,
+      input_tokens: run.input_tokens === null ? null : Number(run.input_tokens), output_tokens: run.output_tokens === null ? null : Number(run.output_tokens),
+      cost_usd: run.cost_usd === null ? null : Number(run.cost_usd), duration_ms: run.duration_ms,
     },
   });
 }
@@ -61,6 +66,7 @@ export function deploymentRunStarter(deps: RunLifecycleDeps): RunStarter {
       // e.g. the environment is being deleted: the run is recorded as failed, the trigger succeeds
       if (!(err instanceof AppError)) throw err;
       await repo.setRun(tx, run.id, { status: 'FAILED', message: err.message });
+      await enqueueOutputDeliveries(tx, deps, run.id);
       await emitRunEvent(tx, deps.queue, 'WORKFLOW_RUN_FAILED', run.id);
     }
   };
@@ -77,6 +83,7 @@ async function onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<
   if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return;
   const status = runStatusOf(d.status);
   await repo.setRun(tx, run.id, { status, message: d.message ?? null });
+  if (latest) await enqueueOutputDeliveries(tx, { queue: latest.queue, sealer: latest.sealer }, run.id);
   if (run.clone_environment_id && latest) {
     await latest.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
   }

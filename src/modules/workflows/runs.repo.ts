@@ -8,34 +8,43 @@ export interface RunRow {
   id: string; workflow_id: string; organization_id: string; trigger: string; payload: unknown; status: string;
   scheduled_for: Date | null; deployment_id: string | null; clone_environment_id: string | null; message: string | null;
   created_at: Date; started_at: Date | null; finished_at: Date | null; updated_at: Date | null;
+  triggered_by: string | null; result: string | null; num_turns: number | null; input_tokens: string | number | null;
+  output_tokens: string | number | null; cost_usd: number | null; duration_ms: number | null;
 }
 
 const COLUMNS = `id, workflow_id, organization_id, trigger, payload, status, scheduled_for, deployment_id, clone_environment_id,
-  message, created_at, started_at, finished_at, updated_at`;
+  message, created_at, started_at, finished_at, updated_at, triggered_by, result, num_turns, input_tokens, output_tokens, cost_usd, duration_ms`;
 
 // a QUEUED run whose deployment has left the queue is RUNNING (derived on read: the deployments
 // module announces only settled deployments to other modules)
 const READ = `select r.id, r.workflow_id, r.organization_id, r.trigger, r.payload,
   case when r.status = 'QUEUED' and d.status is not null and d.status <> 'QUEUED' and not d.finished then 'RUNNING' else r.status end as status,
   r.scheduled_for, r.deployment_id, r.clone_environment_id, r.message, r.created_at,
-  coalesce(r.started_at, d.started_at) as started_at, r.finished_at, r.updated_at
+  coalesce(r.started_at, d.started_at) as started_at, r.finished_at, r.updated_at, r.triggered_by, r.result, r.num_turns,
+  r.input_tokens, r.output_tokens, r.cost_usd, r.duration_ms
   from agentic_workflow_runs r left join deployments d on d.id = r.deployment_id`;
+
+const num = (v: string | number | null): number | null => (v === null ? null : Number(v));
 
 export function toRun(r: RunRow): WorkflowRun {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), agentic_workflow_id: r.workflow_id,
     trigger: r.trigger, status: r.status, payload: r.payload ?? null, scheduled_for: iso(r.scheduled_for),
     started_at: iso(r.started_at), finished_at: iso(r.finished_at), deployment_id: r.deployment_id,
-    clone_environment_id: r.clone_environment_id, message: r.message,
+    clone_environment_id: r.clone_environment_id, message: r.message, triggered_by: r.triggered_by,
+    result: r.result, num_turns: r.num_turns, input_tokens: num(r.input_tokens), output_tokens: num(r.output_tokens),
+    cost_usd: r.cost_usd === null ? null : Number(r.cost_usd), duration_ms: r.duration_ms,
   };
 }
 
 /** a new QUEUED run; null when this schedule occurrence already has one */
-export async function insertRun(db: Queryable, r: { workflowId: string; organizationId: string; trigger: 'WEBHOOK' | 'SCHEDULE'; payload: unknown; scheduledFor: Date | null }): Promise<RunRow | null> {
+export async function insertRun(db: Queryable, r: {
+  workflowId: string; organizationId: string; trigger: 'WEBHOOK' | 'SCHEDULE' | 'MANUAL'; payload: unknown; scheduledFor: Date | null; triggeredBy?: string | null;
+}): Promise<RunRow | null> {
   const rows = await db.query<RunRow>(
-    `insert into agentic_workflow_runs (workflow_id, organization_id, trigger, payload, scheduled_for)
-     values ($1, $2, $3, $4::jsonb, $5) on conflict (workflow_id, scheduled_for) do nothing returning ${COLUMNS}`,
-    [r.workflowId, r.organizationId, r.trigger, r.payload === undefined ? null : JSON.stringify(r.payload), r.scheduledFor]);
+    `insert into agentic_workflow_runs (workflow_id, organization_id, trigger, payload, scheduled_for, triggered_by)
+     values ($1, $2, $3, $4::jsonb, $5, $6) on conflict (workflow_id, scheduled_for) do nothing returning ${COLUMNS}`,
+    [r.workflowId, r.organizationId, r.trigger, r.payload === undefined ? null : JSON.stringify(r.payload), r.scheduledFor, r.triggeredBy ?? null]);
   return rows[0] ?? null;
 }
 
@@ -54,6 +63,12 @@ export async function listRuns(db: Queryable, workflowId: string, limit: number 
   const rows = await db.query<RunRow>(`${READ} ${where} order by r.created_at desc, r.id desc limit $2 offset $3`, [workflowId, limit, offset]);
   const count = await db.query<{ n: number }>(`select count(*)::int as n from agentic_workflow_runs r ${where}`, [workflowId]);
   return { rows, total: count[0]!.n };
+}
+
+/** one run, locked (a cancel) */
+export async function lockRun(db: Queryable, workflowId: string, runId: string): Promise<RunRow | null> {
+  const rows = await db.query<RunRow>(`select ${COLUMNS} from agentic_workflow_runs where workflow_id = $1 and id = $2 for update`, [workflowId, runId]);
+  return rows[0] ?? null;
 }
 
 /** the newest run not yet finished, locked */
@@ -95,12 +110,15 @@ export async function setNextRunAt(tx: Queryable, serviceId: string, next: Date 
 export interface RunEventFacts {
   id: string; workflow_id: string; workflow_name: string; trigger: string; status: string; deployment_id: string | null;
   environment_id: string; organization_id: string; message: string | null; project_name: string; environment_mode: string;
+  result: string | null; num_turns: number | null; input_tokens: string | number | null; output_tokens: string | number | null;
+  cost_usd: number | null; duration_ms: number | null;
 }
 
 export async function runEventFacts(db: Queryable, runId: string): Promise<RunEventFacts | null> {
   const rows = await db.query<RunEventFacts>(
     `select r.id, r.workflow_id, s.name as workflow_name, r.trigger, r.status, r.deployment_id, s.environment_id, r.organization_id,
-       r.message, p.name as project_name, e.mode as environment_mode
+       r.message, p.name as project_name, e.mode as environment_mode, r.result, r.num_turns, r.input_tokens, r.output_tokens,
+       r.cost_usd, r.duration_ms
      from agentic_workflow_runs r join services s on s.id = r.workflow_id join environments e on e.id = s.environment_id
      join projects p on p.id = s.project_id where r.id = $1`, [runId]);
   return rows[0] ?? null;

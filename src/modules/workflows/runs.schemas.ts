@@ -12,7 +12,7 @@ export const WorkflowRun = Type.Object({
   created_at: Timestamp,
   updated_at: NullableTime,
   agentic_workflow_id: Uuid,
-  trigger: Type.String({ description: 'WEBHOOK or SCHEDULE' }),
+  trigger: Type.String({ description: 'WEBHOOK, SCHEDULE or MANUAL (POST /agenticWorkflow/{id}/run)' }),
   status: Type.String({ description: 'QUEUED → RUNNING → SUCCEEDED / FAILED / CANCELED' }),
   payload: Type.Unknown({ description: 'the JSON body the webhook received (null for scheduled runs)' }),
   scheduled_for: Type.Union([Timestamp, Type.Null()], { description: 'the schedule occurrence of a SCHEDULE run' }),
@@ -20,7 +20,14 @@ export const WorkflowRun = Type.Object({
   finished_at: NullableTime,
   deployment_id: Type.Union([Uuid, Type.Null()]),
   clone_environment_id: Type.Union([Uuid, Type.Null()]),
-  message: Type.Union([Type.String(), Type.Null()]),
+  message: Type.Union([Type.String(), Type.Null()], { description: 'why the run failed or was canceled (the model\'s, the builder\'s or the runner\'s words)' }),
+  triggered_by: Type.Union([Type.String(), Type.Null()], { description: 'who started a MANUAL run' }),
+  result: Type.Union([Type.String(), Type.Null()], { description: "the agent's final answer, as the harness reported it" }),
+  num_turns: Type.Union([Type.Integer(), Type.Null()], { description: 'model turns the agent took' }),
+  input_tokens: Type.Union([Type.Integer(), Type.Null()]),
+  output_tokens: Type.Union([Type.Integer(), Type.Null()]),
+  cost_usd: Type.Union([Type.Number(), Type.Null()], { description: 'cost in US dollars as the harness computed it from list prices' }),
+  duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'how long the agent ran (image build and clones included)' }),
 });
 export type WorkflowRun = Static<typeof WorkflowRun>;
 export const WorkflowRunList = Paginated(WorkflowRun);

@@ -7,7 +7,7 @@ import { cidrListContains } from '../../lib/cidr.ts';
 import { safeEqual } from '../../lib/crypto.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
-import type { Principal } from '../access/principal.ts';
+import { displayName, type Principal } from '../access/principal.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as workflowsRepo from './workflows.repo.ts';
 import * as repo from './runs.repo.ts';
@@ -19,12 +19,18 @@ import type { TaskQueue } from '../../queue/queue.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { EnvironmentsService } from '../environments/environments.service.ts';
 import { deploymentRunStarter, installRunLifecycle } from './runs.lifecycle.ts';
+import { enqueueOutputDeliveries } from './outputs.service.ts';
+import type { Sealer } from '../../lib/crypto.ts';
 
 /** how a QUEUED run is started (deployment request), inside the transaction that created it */
 export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
 
 export interface WorkflowRunsService {
   hook(workflowId: string, secret: string, ip: string, payload: unknown): Promise<WorkflowRun>;
+  /** a run started by hand (POST …/run): its JSON body, if any, is the payload, as the webhook's is */
+  start(p: Principal, workflowId: string, payload: unknown): Promise<WorkflowRun>;
+  /** cancels one run (queued or running): its agent container is killed */
+  cancelRun(p: Principal, workflowId: string, runId: string): Promise<WorkflowRun>;
   list(p: Principal, workflowId: string, req: PageRequest): Promise<{ results: WorkflowRun[]; pagination: PageInfo }>;
   get(p: Principal, workflowId: string, runId: string): Promise<WorkflowRun>;
   cancel(p: Principal, workflowId: string): Promise<WorkflowRun>;
@@ -37,14 +43,34 @@ export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 const TICK_BATCH = 200;
 
 export function createWorkflowRunsService(deps: {
-  db: Db; scope: ScopeService; workflows: WorkflowsService; deployments?: DeploymentsService; queue?: TaskQueue; environments?: EnvironmentsService;
+  db: Db; scope: ScopeService; workflows: WorkflowsService; deployments?: DeploymentsService; queue?: TaskQueue; environments?: EnvironmentsService; sealer?: Sealer;
 }): WorkflowRunsService {
   const { db, scope, workflows, deployments } = deps;
   let startRun: RunStarter = async () => { /* no deployments module: the run stays a QUEUED record */ };
-  if (deployments && deps.queue) {
-    const lifecycle = { deployments, queue: deps.queue, ...(deps.environments ? { environments: deps.environments } : {}) };
+  if (deployments && deps.queue && deps.sealer) {
+    const lifecycle = { deployments, queue: deps.queue, sealer: deps.sealer, ...(deps.environments ? { environments: deps.environments } : {}) };
     installRunLifecycle(lifecycle);
     startRun = deploymentRunStarter(lifecycle);
+  }
+
+  /** cancels the run's deployment (the agent container is killed), then records the run CANCELED */
+  async function cancelOne(p: Principal, workflowId: string, run: repo.RunRow): Promise<WorkflowRun> {
+    if (run.deployment_id && deployments) {
+      try {
+        await deployments.cancel(p, run.deployment_id);
+      } catch (err) {
+        // already finished: the settled hook has recorded (or is recording) the outcome
+        if (!(err instanceof AppError && err.status === 409)) throw err;
+      }
+    }
+    return db.transaction(async (tx) => {
+      const fresh = await repo.lockRun(tx, workflowId, run.id);
+      if (fresh && ['QUEUED', 'RUNNING'].includes(fresh.status)) {
+        await repo.setRun(tx, run.id, { status: 'CANCELED', message: `Canceled by ${displayName(p)}` });
+        if (deps.queue && deps.sealer) await enqueueOutputDeliveries(tx, { queue: deps.queue, sealer: deps.sealer }, run.id);
+      }
+      return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
+    });
   }
 
   return {
@@ -64,6 +90,26 @@ export function createWorkflowRunsService(deps: {
         return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
       });
     },
+    async start(p, workflowId, payload) {
+      const svc = await scope.service(p, workflowId, 'write', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const row = await workflowsRepo.findWorkflow(db, workflowId);
+      if (!row) throw notFound(WORKFLOW_LABEL);
+      if (!({ ...defaultSpec(), ...row.spec }).enabled) throw conflict('The agentic workflow is disabled; enable it to start runs', 'workflow_disabled');
+      return db.transaction(async (tx) => {
+        const run = (await repo.insertRun(tx, {
+          workflowId, organizationId: svc.organizationId, trigger: 'MANUAL', payload: payload ?? null, scheduledFor: null, triggeredBy: displayName(p),
+        }))!;
+        await startRun(tx, run);
+        return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
+      });
+    },
+    async cancelRun(p, workflowId, runId) {
+      await scope.service(p, workflowId, 'write', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const run = await repo.findRun(db, workflowId, runId);
+      if (!run) throw notFound('Run');
+      if (!['QUEUED', 'RUNNING'].includes(run.status)) throw new AppError(409, 'conflict', `The run is already ${run.status}`);
+      return cancelOne(p, workflowId, run);
+    },
     async list(p, workflowId, req) {
       await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
       const { rows, total } = await repo.listRuns(db, workflowId, req.limit, req.offset);
@@ -79,19 +125,7 @@ export function createWorkflowRunsService(deps: {
       await scope.service(p, workflowId, 'write', WORKFLOW_TYPE, WORKFLOW_LABEL);
       const run = await repo.currentRun(db, workflowId);
       if (!run) throw new AppError(409, 'conflict', 'No run of this workflow is queued or running');
-      if (run.deployment_id && deployments) {
-        try {
-          await deployments.cancel(p, run.deployment_id);
-        } catch (err) {
-          // already finished: the settled hook has recorded (or is recording) the outcome
-          if (!(err instanceof AppError && err.status === 409)) throw err;
-        }
-      }
-      return db.transaction(async (tx) => {
-        const fresh = await repo.currentRun(tx, workflowId);
-        if (fresh?.id === run.id) await repo.setRun(tx, run.id, { status: 'CANCELED', message: 'Canceled on request' });
-        return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
-      });
+      return cancelOne(p, workflowId, run);
     },
     async deploymentHistory(p, workflowId, req) {
       const svc = await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
@@ -99,7 +133,7 @@ export function createWorkflowRunsService(deps: {
       return page(req, rows.map((r) => ({
         identifier: { name: svc.serviceName, service_id: workflowId, service_type: WORKFLOW_TYPE, execution_id: r.deployment_id },
         status: r.status,
-        auditing_data: { created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), triggered_by: r.trigger, origin: r.trigger === 'SCHEDULE' ? 'SCHEDULE' : 'WEBHOOK' },
+        auditing_data: { created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), triggered_by: r.trigger, origin: r.trigger === 'SCHEDULE' ? 'SCHEDULE' : r.trigger === 'MANUAL' ? 'API' : 'WEBHOOK' },
         run_id: r.id,
       })), total);
     },

@@ -92,6 +92,8 @@ export async function replaceAttachedMcpServers(db: Queryable, serviceId: string
     await db.query('insert into agentic_workflow_mcp_servers (service_id, mcp_server_id, required, position) values ($1, $2, $3, $4)',
       [serviceId, ref.id, ref.required, i]);
   }
+  // the attachments were saved again: a required connector deleted before no longer blocks runs
+  await db.query('delete from agentic_workflow_missing_connectors where service_id = $1', [serviceId]);
 }
 
 /** which of `ids` are services of this environment */

@@ -1,0 +1,145 @@
+// What a run of a workflow hands the engine (AgentRunSpec), read from the database when its
+// deployment reaches the APPLY step: the model and its credential (the workflow's own api_key or
+// its LLM provider's, opened here and only here), model.settings, the raw MCP servers and the
+// attached connectors (header values as environment references), the repositories, the context
+// services (their copies in CLONE_ENVIRONMENT mode), the prompt; and the run's outcome recorded.
+import type { Queryable } from '../../db/db.ts';
+import type { Sealer } from '../../lib/crypto.ts';
+import type { AgentContextService, AgentModel, AgentRunOutcome, AgentRunSpec, McpServerEntry } from '../../engine/agent/spec.ts';
+import { repositoryDirs } from '../../engine/agent/workspace.ts';
+import { publicLinks } from '../../engine/links.ts';
+import * as mcpRepo from '../mcp-servers/mcp-servers.repo.ts';
+import * as providersRepo from '../llm-providers/llm-providers.repo.ts';
+import { composePrompt } from './agent-prompt.ts';
+import { parseMcpConfig } from './mcp-config.ts';
+import { effectiveBaseUrl, parseModelSettings } from './model-settings.ts';
+import * as workflowsRepo from './workflows.repo.ts';
+import { defaultSpec } from './workflows.rules.ts';
+
+export interface AgentRunDeps {
+  db: Queryable; sealer: Sealer; ingress: { domain: string; port: number };
+  /** false on the simulated engine: it calls no model, so a workflow without a credential still runs there */
+  requireCredential: boolean;
+}
+
+/** the spec to run, or why the run cannot start (a problem the user must fix) */
+export type PreparedRun = { runId: string; spec: AgentRunSpec } | { runId: string; problem: string };
+
+interface RunFacts {
+  id: string; workflow_id: string; trigger: string; triggered_by: string | null; payload: unknown; scheduled_for: Date | null;
+  clone_environment_id: string | null;
+}
+
+interface ServiceFacts { id: string; name: string; type: string; slug: string; environment_id: string; project_id: string; spec: Record<string, unknown>; state: string }
+
+async function serviceFacts(db: Queryable, where: string, params: unknown[]): Promise<ServiceFacts[]> {
+  return db.query<ServiceFacts>(`select id, name, type, slug, environment_id, project_id, spec, state from services where ${where}`, params);
+}
+
+/** the context services of the run's environment: by id, or (in a copy) the copy of the one named */
+async function contextServices(deps: AgentRunDeps, ids: string[], environmentId: string): Promise<AgentContextService[]> {
+  if (ids.length === 0) return [];
+  const originals = await serviceFacts(deps.db, 'id = any($1::uuid[])', [ids]);
+  const names = originals.map((s) => s.name.toLowerCase());
+  const here = await serviceFacts(deps.db, 'environment_id = $1 and (id = any($2::uuid[]) or lower(name) = any($3::text[]))', [environmentId, ids, names]);
+  return originals.flatMap((o) => {
+    const s = here.find((h) => h.id === o.id) ?? here.find((h) => h.name.toLowerCase() === o.name.toLowerCase());
+    if (!s) return [];
+    const ports = (Array.isArray(s.spec.ports) ? s.spec.ports : []) as Array<{ internal_port: number; publicly_accessible: boolean; is_default?: boolean }>;
+    const link = publicLinks(deps.ingress, { slug: s.slug, environmentId: s.environment_id, ports }).find((l) => l.is_default) ?? null;
+    const dbPort = s.type === 'DATABASE' && typeof s.spec.port === 'number' ? [s.spec.port] : [];
+    return [{ id: s.id, name: s.name, type: s.type, host: s.slug, ports: ports.length ? ports.map((p) => p.internal_port) : dbPort, public_url: link?.url ?? null, status: s.state }];
+  });
+}
+
+function modelOf(deps: AgentRunDeps, type: string, apiKey: string | null, provider: providersRepo.ProviderRow | null, baseUrl: string | null, modelId: string | null): AgentModel | string {
+  const credential = apiKey ?? (provider?.credential_sealed ? deps.sealer.open(provider.credential_sealed) : null);
+  if (!credential && deps.requireCredential) return 'The workflow has no model credential: set model.api_key, or model.llm_provider_id to a provider with a credential';
+  if (type === 'BEDROCK') {
+    const region = provider?.region?.trim() || null;
+    if (!region && deps.requireCredential) return 'A BEDROCK model needs an LLM provider with a region (model.llm_provider_id)';
+    const parts = (credential ?? '').split(':');
+    const env: Record<string, string> = parts.length >= 2
+      ? { AWS_ACCESS_KEY_ID: parts[0]!, AWS_SECRET_ACCESS_KEY: parts[1]!, ...(parts[2] ? { AWS_SESSION_TOKEN: parts.slice(2).join(':') } : {}) }
+      : credential ? { AWS_BEARER_TOKEN_BEDROCK: credential } : {};
+    return { kind: 'bedrock', modelId, baseUrl, env, region };
+  }
+  return { kind: 'anthropic', modelId, baseUrl, env: credential ? { ANTHROPIC_API_KEY: credential } : {}, region: null };
+}
+
+/** the run of a workflow deployment and everything its agent needs; null when the deployment is no run's */
+export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, serviceId: string): Promise<PreparedRun | null> {
+  const { db, sealer } = deps;
+  const run = (await db.query<RunFacts>(`select id, workflow_id, trigger, triggered_by, payload, scheduled_for, clone_environment_id
+    from agentic_workflow_runs where deployment_id = $1`, [deploymentId]))[0];
+  if (!run) return null;
+  const row = await workflowsRepo.findWorkflow(db, serviceId);
+  if (!row) return { runId: run.id, problem: 'The workflow is gone' };
+  const spec = { ...defaultSpec(), ...row.spec };
+  const problem = (p: string): PreparedRun => ({ runId: run.id, problem: p });
+
+  const missing = await db.query<{ name: string }>('select name from agentic_workflow_missing_connectors where service_id = any($1::uuid[]) order by name',
+    [[run.workflow_id, serviceId]]);
+  if (missing.length) return problem(`A required MCP connector is gone: ${missing.map((m) => m.name).join(', ')} (attach another or save the workflow's connectors again)`);
+
+  const settings = parseModelSettings(spec.model.settings);
+  if (!settings.ok) return problem(`model.settings: ${settings.problems.join('; ')}`);
+  const provider = row.llm_provider_id ? await providersRepo.findProvider(db, row.llm_provider_id) : null;
+  if (row.llm_provider_id && !provider) return problem('The workflow\'s LLM provider is gone (model.llm_provider_id)');
+  const apiKey = row.secrets.api_key ? sealer.open(row.secrets.api_key) : null;
+  const model = modelOf(deps, spec.model.type, apiKey, provider, effectiveBaseUrl(settings.value, provider), settings.value.model);
+  if (typeof model === 'string') return problem(model);
+
+  const raw = parseMcpConfig(spec.mcp);
+  if (!raw.ok) return problem(`mcp: ${raw.problems.join('; ')}`);
+  const mcpServers: Record<string, McpServerEntry> = { ...raw.servers };
+  const mcpEnv: Record<string, string> = {};
+  const secrets = [...Object.values(model.env)];
+  for (const entry of Object.values(raw.servers)) {
+    if ('env' in entry) secrets.push(...Object.values(entry.env ?? {}));
+    if ('headers' in entry) secrets.push(...Object.values(entry.headers ?? {}));
+  }
+  const attached = (await workflowsRepo.attachedMcpServers(db, [serviceId])).get(serviceId) ?? [];
+  const connectors = await mcpRepo.findMcpServers(db, attached.map((a) => a.id));
+  for (const [i, ref] of attached.entries()) {
+    const c = connectors.find((x) => x.id === ref.id);
+    if (!c) continue;
+    const sealed = (await db.query<{ headers_sealed: string | null }>('select headers_sealed from mcp_servers where id = $1', [c.id]))[0]?.headers_sealed;
+    const values = sealed ? JSON.parse(sealer.open(sealed)) as Record<string, string> : {};
+    const headers: Record<string, string> = {};
+    Object.entries(values).forEach(([name, value], j) => {
+      const variable = `BERTH_MCP_${i}_HEADER_${j}`;
+      headers[name] = `\${${variable}}`;
+      mcpEnv[variable] = value;
+      secrets.push(value);
+    });
+    let key = c.name.replace(/[^A-Za-z0-9_-]+/g, '-').slice(0, 64) || `connector-${i}`;
+    while (mcpServers[key]) key = `${key.slice(0, 60)}-${i}`;
+    mcpServers[key] = { type: 'http', url: c.url, headers };
+  }
+
+  const dirs = repositoryDirs(spec.project_repositories.map((r) => r.url));
+  const repositories = spec.project_repositories.map((r, i) => ({ dir: dirs[i]!, url: r.url, branch: r.branch, token: null }));
+  const services = await contextServices(deps, spec.context_service_ids, row.environment_id);
+  const envRow = (await serviceFacts(db, 'id = $1', [serviceId]))[0]!;
+  const prompt = composePrompt({
+    agentPrompt: spec.agent_prompt, trigger: run.trigger, triggeredBy: run.triggered_by, payload: run.payload,
+    scheduledFor: run.scheduled_for ? new Date(run.scheduled_for).toISOString() : null, outputs: spec.outputs, services, repositories,
+    cloneEnvironment: run.clone_environment_id !== null,
+  });
+  return {
+    runId: run.id,
+    spec: {
+      runId: run.id, workflowId: serviceId, workflowSlug: row.slug, environmentId: row.environment_id, projectId: envRow.project_id,
+      organizationId: row.organization_id, prompt, model, maxTurns: settings.value.max_turns, timeoutSeconds: settings.value.timeout_seconds,
+      mcpServers, mcpEnv, repositories, context: { services }, hostAllowlist: spec.governance.host_allowlist,
+      resources: { cpuMilli: spec.resources.cpu_milli, ramMib: spec.resources.ram_mib }, dockerFragment: spec.docker_fragment, secrets,
+    },
+  };
+}
+
+/** what the harness reported, on the run (the status follows when the deployment settles) */
+export async function recordAgentOutcome(db: Queryable, runId: string, o: AgentRunOutcome): Promise<void> {
+  await db.query(`update agentic_workflow_runs set result = $2, num_turns = $3, input_tokens = $4, output_tokens = $5, cost_usd = $6,
+    duration_ms = $7, updated_at = now() where id = $1`, [runId, o.result, o.numTurns, o.inputTokens, o.outputTokens, o.costUsd, o.durationMs]);
+}
