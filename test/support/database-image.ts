@@ -3,71 +3,19 @@
 // `berth-test/debian-pg:bookworm`, plus an entrypoint honoring the official `postgres` image's
 // contract (POSTGRES_USER / POSTGRES_PASSWORD / POSTGRES_DB, data in /var/lib/postgresql/data,
 // listens on 5432 on all interfaces, password auth for remote clients, logs to stdout/stderr,
-// runs as the postgres user), tagged `postgres:<version>`. The root tarball is cached under
-// /var/cache/berth-test/ so later runs take seconds; concurrent callers share one build.
-import { execFile } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { access, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// runs as the postgres user), tagged `postgres:<version>`. The root tarball comes from
+// debian-root.ts (cached under /var/cache/berth-test/, so later runs take seconds); concurrent
+// callers share one build.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { buildImage } from '../../src/engine/docker/build.ts';
-import { jsonLines } from '../../src/engine/docker/stream.ts';
+import { hasImage, importRoot, rootTarball } from './debian-root.ts';
 
-const run = promisify(execFile);
-const CACHE_DIR = process.env.BERTH_TEST_CACHE_DIR ?? '/var/cache/berth-test';
 const BASE_IMAGE = 'berth-test/debian-pg:bookworm';
 /** PostgreSQL majors Debian bookworm ships */
 const POSTGRES_VERSIONS: Record<string, string> = { '15': 'postgresql-15' };
-
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
-}
-
-async function hasImage(docker: Docker, ref: string): Promise<boolean> {
-  return docker.getImage(ref).inspect().then(() => true, () => false);
-}
-
-/** the Debian mirror the host's apt uses (deb.debian.org when none is found) */
-async function debianMirror(): Promise<string> {
-  const files = ['/etc/apt/sources.list.d/debian.sources', '/etc/apt/sources.list'];
-  for (const file of files) {
-    const text = await readFile(file, 'utf8').catch(() => '');
-    const m = /^URIs:\s*(\S+\/debian)\s*$/m.exec(text) ?? /^deb\s+(?:\[[^\]]*\]\s+)?(\S+\/debian)\s+bookworm\b/m.exec(text);
-    if (m) return m[1]!;
-  }
-  return 'http://deb.debian.org/debian';
-}
-
-/** a cached tarball of a bookworm minbase root holding `packages` (made once, ~1 min) */
-async function rootTarball(packages: string[]): Promise<string> {
-  await mkdir(CACHE_DIR, { recursive: true });
-  const tarball = join(CACHE_DIR, `debian-bookworm-${packages.join('-')}.tar`);
-  if (await exists(tarball)) return tarball;
-  const work = await mkdtemp(join(tmpdir(), 'berth-test-debootstrap-'));
-  const root = join(work, 'root');
-  try {
-    await run('debootstrap', ['--variant=minbase', `--include=${packages.join(',')}`, 'bookworm', root, await debianMirror()],
-      { maxBuffer: 64 * 1024 * 1024, timeout: 15 * 60_000 });
-    await rm(join(root, 'var/cache/apt/archives'), { recursive: true, force: true });
-    await rm(join(root, 'var/lib/apt/lists'), { recursive: true, force: true });
-    await run('tar', ['-C', root, '--numeric-owner', '-cf', `${tarball}.${process.pid}.tmp`, '.'], { maxBuffer: 64 * 1024 * 1024 });
-    await rename(`${tarball}.${process.pid}.tmp`, tarball);
-    return tarball;
-  } finally {
-    await rm(work, { recursive: true, force: true });
-    await rm(`${tarball}.${process.pid}.tmp`, { force: true });
-  }
-}
-
-async function importRoot(docker: Docker, tarball: string, ref: string): Promise<void> {
-  const [repo, tag] = ref.split(':') as [string, string];
-  const stream = await docker.importImage(createReadStream(tarball) as never, { repo, tag }) as unknown as NodeJS.ReadableStream;
-  for await (const msg of jsonLines(stream, AbortSignal.timeout(600_000))) {
-    if (msg.error || msg.errorDetail) throw new Error(`docker import of ${tarball} failed: ${msg.errorDetail?.message ?? msg.error}`);
-  }
-}
 
 /** the entrypoint: init the data dir on first start (as the postgres user), then run postgres in the foreground */
 function postgresEntrypoint(version: string): string {
