@@ -33,3 +33,16 @@ end $$;
 
 create trigger mcp_servers_note_required_before_delete before delete on mcp_servers
   for each row execute function berth_note_missing_required_connector();
+
+-- A CLONE_ENVIRONMENT run's deployment lives in its throwaway copy and goes with it (its log
+-- lines too): the run keeps its transcript here, copied when the run settles.
+create table agentic_workflow_run_logs (
+  id             bigserial primary key,
+  run_id         uuid not null references agentic_workflow_runs (id) on delete cascade,
+  deployment_id  uuid,
+  service_id     uuid not null,
+  kind           text not null,
+  message        text not null,
+  created_at     timestamptz not null
+);
+create index agentic_workflow_run_logs_run_idx on agentic_workflow_run_logs (run_id, id);

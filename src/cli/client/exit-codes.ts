@@ -17,6 +17,12 @@ export const EXIT = {
   DEPLOYMENT_FAILED: 6,
   /** --wait: the deployment was cancelled */
   DEPLOYMENT_CANCELED: 7,
+  /** run --wait, runs RUN -f: the workflow run FAILED (the same code as a failed deployment) */
+  RUN_FAILED: 6,
+  /** run --wait, runs RUN -f: the workflow run was CANCELED */
+  RUN_CANCELED: 7,
+  /** Ctrl-C while following a run (the run goes on); 128 + SIGINT, as shells report it */
+  INTERRUPTED: 130,
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes:
@@ -26,8 +32,10 @@ export const EXIT_CODES_HELP = `Exit codes:
   3  not logged in, token refused, or no organization/project/environment chosen
   4  not found or not allowed (404/403), or a name that matches nothing
   5  the server cannot be reached
-  6  --wait: the deployment ended in an error status (BUILD_ERROR, DEPLOYMENT_ERROR, …)
-  7  --wait: the deployment was cancelled`;
+  6  --wait: the deployment ended in an error status (BUILD_ERROR, DEPLOYMENT_ERROR, …),
+     or the workflow run FAILED (run --wait, runs WORKFLOW RUN -f)
+  7  --wait: the deployment or the workflow run was cancelled
+  130  Ctrl-C while following a workflow run (the run goes on)`;
 
 export class CliError extends Error {
   readonly exitCode: number;

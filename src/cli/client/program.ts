@@ -50,6 +50,7 @@ export function buildProgram(): Command {
     .addHelpText('after', `\n${OPERATOR_HELP}\n\n${EXIT_CODES_HELP}\n` + examples([
       'berth login https://berth.example.com', 'berth context set --project shop --environment production',
       'berth status', 'berth deploy web --wait', 'berth logs web -f',
+      `berth run triage --payload '{"alert":"disk full"}' --wait`, 'berth runs triage',
     ]));
 
   program.command('login').argument('[url]', 'the berth to log in to', 'http://localhost:8080')
@@ -104,6 +105,30 @@ export function buildProgram(): Command {
     .addOption(new Option('--json', 'one JSON object per line'))
     .addHelpText('after', examples(['berth logs web', 'berth logs web -f --tail 20', 'berth logs web --json | jq .message']))
     .action(run(async () => (await import('./commands/logs.ts')).logs));
+
+  withTarget(program.command('run').argument('<workflow>', 'agentic workflow name or id').argument('[-]', 'read the payload from stdin')
+    .description('start a run of an agentic workflow; --wait follows its transcript live and prints its result'))
+    .option('--payload <json>', "the run's payload: any JSON the agent receives as its trigger")
+    .option('--payload-file <file>', 'the payload from a JSON file (- for stdin)')
+    .option('-w, --wait', 'follow the run live; exit 0 SUCCEEDED, 6 FAILED, 7 CANCELED (Ctrl-C stops following, not the run)')
+    .addOption(json)
+    .addHelpText('after', examples(['berth run triage --wait', `berth run triage --payload '{"alert":"disk full on db-1"}' --wait`,
+      'berth run triage --payload-file alert.json -e staging', 'curl -s https://example.com/alert | berth run triage - --wait --json']))
+    .action(run(async () => (await import('./commands/run.ts')).startRun));
+
+  withTarget(program.command('runs').argument('<workflow>', 'agentic workflow name or id').argument('[run]', 'a run id, or its first characters as listed')
+    .description("a workflow's recent runs; with a run: its transcript and result (-f: live until it ends)"))
+    .option('-n, --limit <count>', 'how many of the newest runs to list (1 to 100)', '20')
+    .option('-f, --follow', 'follow the run live until it ends; exit 0 SUCCEEDED, 6 FAILED, 7 CANCELED')
+    .addOption(json)
+    .addHelpText('after', examples(['berth runs triage', 'berth runs triage -n 50 --json', 'berth runs triage 3f2a6c1e', 'berth runs triage 3f2a6c1e -f']))
+    .action(run(async () => (await import('./commands/runs.ts')).runs));
+
+  withTarget(program.command('cancel').argument('<workflow>', 'agentic workflow name or id').argument('[run]', 'a run id or its first characters (default: the run in progress)')
+    .description('cancel a workflow run, queued or running (its agent container is stopped)'))
+    .addOption(json)
+    .addHelpText('after', examples(['berth cancel triage', 'berth cancel triage 3f2a6c1e']))
+    .action(run(async () => (await import('./commands/run.ts')).cancelRun));
 
   const env = program.command('env').description('environment variables of a project, environment or service')
     .addHelpText('after', examples(['berth env list', 'berth env set LOG_LEVEL=debug --service web', 'berth env unset LOG_LEVEL --project']));

@@ -1,6 +1,7 @@
 // Names or ids, everywhere: turns what the user typed (or the saved context) into the records
-// of the organization, project, environment and service a command acts on.
-import { ok, type Api } from './api.ts';
+// of the organization, project, environment, service or agentic workflow a command acts on, and
+// a workflow run's id (or the start of one) into the run.
+import { ok, type Api, type paths } from './api.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import type { Context, Named } from './store.ts';
 
@@ -49,6 +50,28 @@ export async function services(api: Api, env: Named): Promise<ServiceRef[]> {
 
 export async function service(api: Api, env: Named, ref: string): Promise<ServiceRef> {
   return pick(await services(api, env), ref, 'service', `in environment ${env.name}`);
+}
+
+export async function workflow(api: Api, env: Named, ref: string): Promise<Named> {
+  const list = await ok(api.GET('/environment/{environmentId}/agenticWorkflow', { params: { path: { environmentId: env.id } } }));
+  return named(pick(list.results, ref, 'agentic workflow', `in environment ${env.name}`));
+}
+
+export type Run = paths['/agenticWorkflow/{agenticWorkflowId}/run/{runId}']['get']['responses'][200]['content']['application/json'];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** how many of a workflow's newest runs the start of an id is looked for in (the API's largest page) */
+export const RUN_PREFIX_WINDOW = 100;
+
+/** a run of the workflow by its id, or by the start of it (as `berth runs` shows it) among the newest runs */
+export async function run(api: Api, wf: Named, ref: string): Promise<Run> {
+  if (UUID.test(ref)) return ok(api.GET('/agenticWorkflow/{agenticWorkflowId}/run/{runId}', { params: { path: { agenticWorkflowId: wf.id, runId: ref } } }));
+  if (!/^[0-9a-f-]{4,36}$/i.test(ref)) throw new CliError(`"${ref}" is not a run id (the id, or at least its first 4 characters)`, EXIT.USAGE);
+  const page = await ok(api.GET('/agenticWorkflow/{agenticWorkflowId}/run', { params: { path: { agenticWorkflowId: wf.id }, query: { page_size: RUN_PREFIX_WINDOW } } }));
+  const found = page.results.filter((r) => r.id.startsWith(ref.toLowerCase()));
+  if (found.length === 1) return found[0]!;
+  if (found.length > 1) throw new CliError(`"${ref}" starts ${found.length} runs of ${wf.name}: give more of the id`, EXIT.USAGE);
+  throw new CliError(`no run "${ref}" among the ${RUN_PREFIX_WINDOW} newest runs of ${wf.name} (give the whole id for an older one)`, EXIT.NOT_FOUND);
 }
 
 export interface TargetFlags { organization?: string; project?: string; environment?: string }

@@ -84,6 +84,7 @@ async function onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<
   const status = runStatusOf(d.status);
   await repo.setRun(tx, run.id, { status, message: d.message ?? null });
   if (latest) await enqueueOutputDeliveries(tx, { queue: latest.queue, sealer: latest.sealer }, run.id);
+  if (run.clone_environment_id) await repo.keepRunLog(tx, run.id, d.id);
   if (run.clone_environment_id && latest) {
     await latest.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
   }

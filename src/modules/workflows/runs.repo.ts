@@ -65,6 +65,22 @@ export async function listRuns(db: Queryable, workflowId: string, limit: number 
   return { rows, total: count[0]!.n };
 }
 
+/** keeps a run's log lines with the run (its deployment goes with a throwaway copy) */
+export async function keepRunLog(db: Queryable, runId: string, deploymentId: string): Promise<void> {
+  await db.query(`insert into agentic_workflow_run_logs (run_id, deployment_id, service_id, kind, message, created_at)
+    select $1, deployment_id, service_id, kind, message, created_at from deployment_logs where deployment_id = $2 order by id`, [runId, deploymentId]);
+}
+
+export interface KeptLogRow { id: number; deployment_id: string | null; service_id: string; kind: string; message: string; created_at: Date }
+
+export async function keptRunLog(db: Queryable, runId: string, limit: number | null, offset: number, tail: boolean): Promise<{ items: KeptLogRow[]; total: number }> {
+  const rows = await db.query<KeptLogRow>(
+    `select id, deployment_id, service_id, kind, message, created_at from agentic_workflow_run_logs where run_id = $1
+     order by id ${tail ? 'desc' : ''} limit $2 offset $3`, [runId, limit, offset]);
+  const total = await db.query<{ n: number }>('select count(*)::int as n from agentic_workflow_run_logs where run_id = $1', [runId]);
+  return { items: tail ? rows.reverse() : rows, total: total[0]!.n };
+}
+
 /** one run, locked (a cancel) */
 export async function lockRun(db: Queryable, workflowId: string, runId: string): Promise<RunRow | null> {
   const rows = await db.query<RunRow>(`select ${COLUMNS} from agentic_workflow_runs where workflow_id = $1 and id = $2 for update`, [workflowId, runId]);

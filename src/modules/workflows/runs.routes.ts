@@ -61,9 +61,7 @@ export function workflowRunRoutes(app: App, ctx: AppContext): void {
     },
   }, async (req) => {
     const q = req.query as { page?: number; page_size?: number; tail?: number };
-    const run = await svc.get(req.principal, req.params.agenticWorkflowId, req.params.runId);
-    if (!run.deployment_id) return { results: [], pagination: { page: q.page ?? 1, page_size: q.page_size ?? 20, total_count: 0, total_pages: 0 } };
-    return ctx.services.deployments.deploymentLogs(req.principal, run.deployment_id, pageRequest(q, 'history'), q.tail);
+    return svc.log(req.principal, req.params.agenticWorkflowId, req.params.runId, pageRequest(q, 'history'), q.tail);
   });
 
   app.post('/agenticWorkflow/:agenticWorkflowId/cancelDeployment', {

@@ -19,6 +19,8 @@ import type { TaskQueue } from '../../queue/queue.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { EnvironmentsService } from '../environments/environments.service.ts';
 import { deploymentRunStarter, installRunLifecycle } from './runs.lifecycle.ts';
+import * as deploymentsRepo from '../deployments/deployments.repo.ts';
+import { toLine, type LogLine } from '../deployments/deployments.service.ts';
 import { enqueueOutputDeliveries } from './outputs.service.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 
@@ -29,6 +31,8 @@ export interface WorkflowRunsService {
   hook(workflowId: string, secret: string, ip: string, payload: unknown): Promise<WorkflowRun>;
   /** a run started by hand (POST …/run): its JSON body, if any, is the payload, as the webhook's is */
   start(p: Principal, workflowId: string, payload: unknown): Promise<WorkflowRun>;
+  /** the run's log: its deployment's lines, or the copy the run kept once its throwaway environment went */
+  log(p: Principal, workflowId: string, runId: string, req: PageRequest, tail: number | undefined): Promise<{ results: LogLine[]; pagination: PageInfo }>;
   /** cancels one run (queued or running): its agent container is killed */
   cancelRun(p: Principal, workflowId: string, runId: string): Promise<WorkflowRun>;
   list(p: Principal, workflowId: string, req: PageRequest): Promise<{ results: WorkflowRun[]; pagination: PageInfo }>;
@@ -109,6 +113,19 @@ export function createWorkflowRunsService(deps: {
       if (!run) throw notFound('Run');
       if (!['QUEUED', 'RUNNING'].includes(run.status)) throw new AppError(409, 'conflict', `The run is already ${run.status}`);
       return cancelOne(p, workflowId, run);
+    },
+    async log(p, workflowId, runId, req, tail) {
+      await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
+      const run = await repo.findRun(db, workflowId, runId);
+      if (!run) throw notFound('Run');
+      const limited = tail !== undefined ? { ...req, limit: tail, offset: 0, page: 1, pageSize: tail } : req;
+      const live = run.deployment_id ? await deploymentsRepo.findDeployment(db, run.deployment_id) : null;
+      if (live) {
+        const { items, total } = await deploymentsRepo.deploymentLogs(db, live.id, limited.limit, limited.offset, tail !== undefined);
+        return page(limited, items.map(toLine), total);
+      }
+      const { items, total } = await repo.keptRunLog(db, run.id, limited.limit, limited.offset, tail !== undefined);
+      return page(limited, items.map(toLine), total);
     },
     async list(p, workflowId, req) {
       await scope.service(p, workflowId, 'read', WORKFLOW_TYPE, WORKFLOW_LABEL);
