@@ -58,6 +58,33 @@ export async function removeRunObjects(docker: Docker, runId: string): Promise<v
   await Promise.all(networks.map((n) => docker.getNetwork(n.Id).remove().catch(() => {})));
 }
 
+/** the egress proxy of a run: on the run's network (alias `egress`) and the environment's; its refusals become log lines */
+async function startProxy(docker: Docker, p: { runId: string; image: string; internal: string; environmentNetwork: string; hosts: string[]; labels: Record<string, string> },
+  log: LogSink): Promise<{ flushed: () => Promise<void> }> {
+  const proxy = await docker.createContainer({
+    name: egressContainerName(p.runId), Image: p.image, User: 'root', Entrypoint: ['sh', '-c', PROXY_START], Cmd: [],
+    Env: [`BERTH_PROXY_CONF=${proxyConfig('/tmp/berth-filter')}`, `BERTH_PROXY_FILTER=${filterLines(p.hosts).join('\n')}`],
+    Labels: { ...p.labels, 'berth.role': 'agent-egress' },
+    HostConfig: {
+      NetworkMode: p.internal, Memory: 128 * MiB, MemorySwap: 128 * MiB, NanoCpus: 500_000_000, PidsLimit: 256,
+      RestartPolicy: { Name: 'no' }, CapDrop: ['ALL'], CapAdd: ['SETUID', 'SETGID'], SecurityOpt: ['no-new-privileges'],
+    },
+    NetworkingConfig: { EndpointsConfig: { [p.internal]: { Aliases: [PROXY_ALIAS] } } },
+  });
+  await docker.getNetwork(p.environmentNetwork).connect({ Container: proxy.id });
+  const seen = new Set<string>();
+  const lines = lineStream(async (line) => {
+    const said = parseProxyLine(line);
+    if (!said) return;
+    if (said.kind === 'refused') await log('RUNTIME', `egress refused: ${said.host} is not in governance.host_allowlist`);
+    else if (!seen.has(said.host)) { seen.add(said.host); await log('RUNTIME', `egress allowed: ${said.host}`); }
+  });
+  const stream = await proxy.attach({ stream: true, stdout: true, stderr: true });
+  docker.modem.demuxStream(stream, lines.sink, lines.sink);
+  await proxy.start();
+  return lines;
+}
+
 export async function runAgent(opts: AgentRunnerOptions, spec: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome> {
   const { docker } = opts;
   const started = Date.now();
@@ -88,42 +115,27 @@ export async function runAgent(opts: AgentRunnerOptions, spec: AgentRunSpec, log
 
     const hosts = allowedHosts(spec);
     await say(`Egress through the proxy only, to: ${hosts.length ? hosts.join(', ') : 'no host'}`);
-    const proxy = await docker.createContainer({
-      name: egressContainerName(spec.runId), Image: image, User: 'root', Entrypoint: ['sh', '-c', PROXY_START], Cmd: [],
-      Env: [`BERTH_PROXY_CONF=${proxyConfig('/tmp/berth-filter')}`, `BERTH_PROXY_FILTER=${filterLines(hosts).join('\n')}`],
-      Labels: { ...labels, 'berth.role': 'agent-egress' },
-      HostConfig: {
-        NetworkMode: internal, Memory: 128 * MiB, MemorySwap: 128 * MiB, NanoCpus: 500_000_000, PidsLimit: 256,
-        RestartPolicy: { Name: 'no' }, CapDrop: ['ALL'], CapAdd: ['SETUID', 'SETGID'], SecurityOpt: ['no-new-privileges'],
-      },
-      NetworkingConfig: { EndpointsConfig: { [internal]: { Aliases: [PROXY_ALIAS] } } },
-    });
-    await docker.getNetwork(environmentNetwork).connect({ Container: proxy.id });
-    const seen = new Set<string>();
-    const proxyLines = lineStream(async (line) => {
-      const said = parseProxyLine(line);
-      if (!said) return;
-      if (said.kind === 'refused') await log('RUNTIME', `egress refused: ${said.host} is not in governance.host_allowlist`);
-      else if (!seen.has(said.host)) { seen.add(said.host); await log('RUNTIME', `egress allowed: ${said.host}`); }
-    });
-    const proxyStream = await proxy.attach({ stream: true, stdout: true, stderr: true });
-    docker.modem.demuxStream(proxyStream, proxyLines.sink, proxyLines.sink);
-    await proxy.start();
-
+    // the proxy starts while the run container is made and filled: both are on the way to the first request
+    const [proxyLines, agent] = await Promise.all([
+      startProxy(docker, { runId: spec.runId, image, internal, environmentNetwork, hosts, labels }, log),
+      (async () => {
+        const created = await docker.createContainer({
+          name: runContainerName(spec.runId), Image: image, User: AGENT_USER, WorkingDir: '/workspace',
+          Entrypoint: ['sh', '-c', 'exec claude "$@" < /berth/prompt.md', 'claude'], Cmd: agentArgs(spec),
+          Env: Object.entries(agentEnv(spec, `http://${PROXY_ALIAS}:${PROXY_PORT}`)).map(([k, v]) => `${k}=${v}`),
+          Labels: { ...labels, 'berth.role': 'agent-run' },
+          HostConfig: {
+            NetworkMode: internal, NanoCpus: Math.max(1, spec.resources.cpuMilli) * 1_000_000,
+            Memory: Math.max(64, spec.resources.ramMib) * MiB, MemorySwap: Math.max(64, spec.resources.ramMib) * MiB,
+            PidsLimit: 4096, RestartPolicy: { Name: 'no' }, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Init: true,
+          },
+        });
+        await prepareWorkspace(docker, created.id, spec, { prompt: spec.prompt, mcpConfig: mcpConfigFile(spec), context: contextFile(spec) },
+          { allowLocalGit: opts.allowLocalGit }, say, signal);
+        return created;
+      })(),
+    ]);
     const transcript = new Transcript(spec.secrets);
-    const agent = await docker.createContainer({
-      name: runContainerName(spec.runId), Image: image, User: AGENT_USER, WorkingDir: '/workspace',
-      Entrypoint: ['sh', '-c', 'exec claude "$@" < /berth/prompt.md', 'claude'], Cmd: agentArgs(spec),
-      Env: Object.entries(agentEnv(spec, `http://${PROXY_ALIAS}:${PROXY_PORT}`)).map(([k, v]) => `${k}=${v}`),
-      Labels: { ...labels, 'berth.role': 'agent-run' },
-      HostConfig: {
-        NetworkMode: internal, NanoCpus: Math.max(1, spec.resources.cpuMilli) * 1_000_000,
-        Memory: Math.max(64, spec.resources.ramMib) * MiB, MemorySwap: Math.max(64, spec.resources.ramMib) * MiB,
-        PidsLimit: 4096, RestartPolicy: { Name: 'no' }, CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], Init: true,
-      },
-    });
-    await prepareWorkspace(docker, agent.id, spec, { prompt: spec.prompt, mcpConfig: mcpConfigFile(spec), context: contextFile(spec) },
-      { allowLocalGit: opts.allowLocalGit }, say, signal);
 
     let stopReason: string | null = null;
     const stop = (why: string) => { stopReason ??= why; agent.kill().catch(() => {}); };
