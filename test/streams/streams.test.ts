@@ -218,3 +218,26 @@ describe('live streams', () => {
     assert.equal(badTail.status, 400);
   });
 });
+
+describe('live streams: the order of writing transactions', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  test('lines are ordered by transaction id as a number, not as text (99 before 100)', async () => {
+    const { linesAfter, lastLines, settledHorizon, START } = await import('../../src/modules/streams/streams.repo.ts');
+    const org = await seedOrganization(t);
+    const env = await seedEnvironment(t, org);
+    const svc = await seedService(t, env, 'CONTAINER', { image_name: 'nginx', tag: '1' });
+    // two lines written by (settled) transactions whose ids have different digit counts: 10^k - 1 and 10^k
+    const now = BigInt((await t.ctx.db.query<{ x: string }>('select pg_current_xact_id()::text as x'))[0]!.x);
+    let power = 10n;
+    while (power * 10n < now) power *= 10n;
+    await t.ctx.db.query(`insert into deployment_logs (service_id, kind, message, tx) values ($1, 'RUNTIME', 'first', $2::xid8), ($1, 'RUNTIME', 'second', $3::xid8)`,
+      [svc, String(power - 1n), String(power)]);
+    const f = { column: 'service_id' as const, value: svc };
+    assert.deepEqual((await linesAfter(t.ctx.db, f, START, 10)).map((l) => l.message), ['first', 'second']);
+    assert.deepEqual((await lastLines(t.ctx.db, f, 1)).map((l) => l.message), ['second']);
+    assert.equal((await settledHorizon(t.ctx.db, f)).tx, String(power));
+  });
+});

@@ -18,7 +18,7 @@ export type LogFilter = { column: 'deployment_id' | 'service_id'; value: string 
 export async function linesAfter(db: Queryable, f: LogFilter, after: LogCursor, limit: number): Promise<StreamLogRow[]> {
   return db.query<StreamLogRow>(
     `select ${COLUMNS} from deployment_logs where ${f.column} = $1 and (tx, id) > ($2::xid8, $3::bigint) and ${SETTLED}
-     order by tx, id limit $4`,
+     order by deployment_logs.tx, id limit $4`,
     [f.value, after.tx, after.id, limit]);
 }
 
@@ -33,7 +33,7 @@ export async function withheldAfter(db: Queryable, f: LogFilter, after: LogCurso
 /** the last `n` settled lines, oldest first */
 export async function lastLines(db: Queryable, f: LogFilter, n: number): Promise<StreamLogRow[]> {
   const rows = await db.query<StreamLogRow>(
-    `select ${COLUMNS} from deployment_logs where ${f.column} = $1 and ${SETTLED} order by tx desc, id desc limit $2`,
+    `select ${COLUMNS} from deployment_logs where ${f.column} = $1 and ${SETTLED} order by deployment_logs.tx desc, id desc limit $2`,
     [f.value, n]);
   return rows.reverse();
 }
@@ -41,7 +41,7 @@ export async function lastLines(db: Queryable, f: LogFilter, n: number): Promise
 /** the cursor just before any line written from now on (tail 0: live lines only) */
 export async function settledHorizon(db: Queryable, f: LogFilter): Promise<LogCursor> {
   const rows = await db.query<{ tx: string; id: number }>(
-    `select tx::text as tx, id from deployment_logs where ${f.column} = $1 and ${SETTLED} order by tx desc, id desc limit 1`,
+    `select tx::text as tx, id from deployment_logs where ${f.column} = $1 and ${SETTLED} order by deployment_logs.tx desc, id desc limit 1`,
     [f.value]);
   return rows[0] ?? START;
 }
