@@ -35,8 +35,12 @@ export function agentEnv(spec: AgentRunSpec, proxyUrl: string): Record<string, s
     if (spec.model.region) env.AWS_REGION = spec.model.region;
     if (spec.model.baseUrl) env.ANTHROPIC_BEDROCK_BASE_URL = spec.model.baseUrl.replace(/\/+$/, '');
   }
+  const used = new Set<string>();
   for (const s of spec.context.services) {
-    const key = `BERTH_SERVICE_${envName(s.name)}`;
+    // two names that make the same variable name (my-db, my.db) keep apart: the second gets _2
+    let key = `BERTH_SERVICE_${envName(s.name)}`;
+    for (let i = 2; used.has(key); i++) key = `BERTH_SERVICE_${envName(s.name)}_${i}`;
+    used.add(key);
     env[`${key}_HOST`] = s.host;
     env[`${key}_TYPE`] = s.type;
     env[`${key}_STATUS`] = s.status;

@@ -30,7 +30,9 @@ export function excerpt(text: string, limit: number): string {
 }
 
 export function redactor(secrets: readonly string[]): (line: string) => string {
-  const values = [...new Set(secrets.filter((s) => s.length >= 4))].sort((a, b) => b.length - a.length);
+  // each secret as written and as it appears inside JSON text (a tool call's input is JSON)
+  const forms = secrets.filter((s) => s.length >= 4).flatMap((s) => [s, JSON.stringify(s).slice(1, -1)]);
+  const values = [...new Set(forms)].sort((a, b) => b.length - a.length);
   return (line) => {
     let out = line;
     for (const v of values) if (out.includes(v)) out = out.split(v).join('[redacted]');
@@ -59,11 +61,14 @@ export class Transcript {
   lines(raw: string): string[] {
     const trimmed = raw.trim();
     if (!trimmed) return [];
+    // redacted before anything is cut to its bound, so a secret cut in two cannot show its head;
+    // "[redacted]" is valid inside a JSON string, so the line still parses
+    const clean = this.redact(trimmed);
     let event: Json;
     try {
-      event = JSON.parse(trimmed) as Json;
+      event = JSON.parse(clean) as Json;
     } catch {
-      return [this.redact(excerpt(trimmed, TEXT_LIMIT))];
+      return [excerpt(clean, TEXT_LIMIT)];
     }
     return this.describe(event).map((l) => this.redact(l));
   }

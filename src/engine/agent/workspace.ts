@@ -19,8 +19,10 @@ export interface WorkspaceFiles { prompt: string; mcpConfig: string | null; cont
 export function repositoryDirs(urls: readonly string[]): string[] {
   const used = new Set<string>();
   return urls.map((url) => {
-    const base = (url.replace(/[/#?]+$/, '').split(/[/:]/).pop() ?? 'repo').replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]/g, '-') || 'repo';
-    let name = base.startsWith('.') ? `repo${base}` : base;
+    const raw = (url.replace(/[#?].*$/, '').replace(/\/+$/, '').split(/[/:]/).pop() ?? 'repo').replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]/g, '-') || 'repo';
+    // never a hidden folder, nor `.` or `..`
+    const base = raw.startsWith('.') ? `repo${raw}` : raw;
+    let name = base;
     for (let i = 2; used.has(name); i++) name = `${base}-${i}`;
     used.add(name);
     return name;

@@ -80,14 +80,19 @@ export function runStatusOf(deploymentStatus: string): 'SUCCEEDED' | 'FAILED' | 
 async function onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void> {
   if (d.service_type !== 'AGENTIC_WORKFLOW') return;
   const run = await repo.findRunByDeployment(tx, d.id);
-  if (!run || !['QUEUED', 'RUNNING'].includes(run.status)) return;
+  if (!run) return;
+  // a throwaway copy goes once its run's deployment has settled, whatever the run's status says
+  // (a cancel marks the run CANCELED before the killed deployment settles); the run keeps its log
+  if (run.clone_environment_id) {
+    await repo.keepRunLog(tx, run.id, d.id);
+    if (latest) {
+      await latest.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
+    }
+  }
+  if (!['QUEUED', 'RUNNING'].includes(run.status)) return;
   const status = runStatusOf(d.status);
   await repo.setRun(tx, run.id, { status, message: d.message ?? null });
   if (latest) await enqueueOutputDeliveries(tx, { queue: latest.queue, sealer: latest.sealer }, run.id);
-  if (run.clone_environment_id) await repo.keepRunLog(tx, run.id, d.id);
-  if (run.clone_environment_id && latest) {
-    await latest.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
-  }
   if (latest && status !== 'CANCELED') await emitRunEvent(tx, latest.queue, status === 'SUCCEEDED' ? 'WORKFLOW_RUN_SUCCEEDED' : 'WORKFLOW_RUN_FAILED', run.id);
 }
 
