@@ -14,6 +14,7 @@ import { EnvironmentPage } from './pages/Environment.tsx';
 import { ServicePage } from './pages/Service.tsx';
 import { DeploymentPage } from './pages/Deployment.tsx';
 import { WorkflowPage } from './pages/Workflow.tsx';
+import { WorkflowRunPage } from './pages/WorkflowRun.tsx';
 import { WebhookPage } from './pages/Webhook.tsx';
 import './styles.css';
 
@@ -55,6 +56,7 @@ function Console() {
       <Route path="/ui/environments/:envId">{(a) => <EnvironmentPage {...p} envId={a.envId} />}</Route>
       <Route path="/ui/services/:kind/:id">{(a) => <ServicePage {...p} kind={a.kind as never} id={a.id} />}</Route>
       <Route path="/ui/deployments/:id">{(a) => <DeploymentPage {...p} id={a.id} />}</Route>
+      <Route path="/ui/workflows/:id/runs/:runId">{(a) => <WorkflowRunPage {...p} id={a.id} runId={a.runId} />}</Route>
       <Route path="/ui/workflows/:id">{(a) => <WorkflowPage {...p} id={a.id} />}</Route>
       <Route path="/ui/organizations/:orgId/webhooks/:hookId">{(a) => <WebhookPage {...p} orgId={a.orgId} hookId={a.hookId} />}</Route>
       <Route>

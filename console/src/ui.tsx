@@ -67,7 +67,11 @@ export function Pager(props: { page: number; totalPages: number; total: number; 
 }
 
 /** a button that asks before doing something that cannot be undone */
-export function ConfirmButton(props: { label: string; question: string; confirmLabel?: string; danger?: boolean; onConfirm: () => Promise<unknown> }) {
+export function ConfirmButton(props: {
+  label: string; question: string; confirmLabel?: string; danger?: boolean; onConfirm: () => Promise<unknown>;
+  /** the button that closes the dialog doing nothing ("Cancel" unless that would read as the action) */
+  dismissLabel?: string;
+}) {
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -79,7 +83,7 @@ export function ConfirmButton(props: { label: string; question: string; confirmL
         <p>{props.question}</p>
         <ErrorNote error={error} />
         <div className="row">
-          <button type="button" onClick={() => dialog.current?.close()}>Cancel</button>
+          <button type="button" onClick={() => dialog.current?.close()}>{props.dismissLabel ?? 'Cancel'}</button>
           <button
             type="button" className={props.danger ? 'danger' : 'primary'} disabled={busy}
             onClick={async () => {

@@ -1,21 +1,24 @@
-// An agentic workflow: its incoming webhook URL, its schedule and next run, its runs, its
-// settings form, and delete after a confirmation. The model's api_key is write-only.
+// An agentic workflow: its incoming webhook URL, its schedule and next run, "Run now", its runs
+// (WorkflowRuns.tsx; each opens its own page, WorkflowRun.tsx), its settings form, and delete
+// after a confirmation. The model's api_key is write-only.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useLocation } from 'wouter';
+import { useLocation } from 'wouter';
 import { api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { ResourceForm, valuesOf } from '../form.tsx';
 import type { PageProps } from '../main.tsx';
 import { WORKFLOW_FIELDS } from '../specs.ts';
-import { ConfirmButton, Empty, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
+import { ConfirmButton, ErrorNote, Frame, Status, When } from '../ui.tsx';
 import { useEnvironment, useEnvironmentCrumbs } from './Environment.tsx';
 import { useOrgOptions } from './NewService.tsx';
+import { RunNowForm, RunsList } from './WorkflowRuns.tsx';
 
 export function WorkflowPage(p: PageProps & { id: string }) {
   const qc = useQueryClient();
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState(false);
+  const [starting, setStarting] = useState(false);
   const path = { params: { path: { agenticWorkflowId: p.id } } };
   const wf = useQuery({ queryKey: ['workflow', p.id], queryFn: () => call(api.GET('/agenticWorkflow/{agenticWorkflowId}', path)) });
   const envId = wf.data?.environment.id;
@@ -23,10 +26,6 @@ export function WorkflowPage(p: PageProps & { id: string }) {
   const orgId = env.data?.organization.id;
   const caps = useCaps(orgId);
   const fields = useOrgOptions(orgId ?? '', WORKFLOW_FIELDS);
-  const runs = useQuery({
-    queryKey: ['runs', p.id], refetchInterval: 5000,
-    queryFn: () => call(api.GET('/agenticWorkflow/{agenticWorkflowId}/run', { params: { path: { agenticWorkflowId: p.id }, query: { page_size: 20 } } })),
-  });
   const w = wf.data;
   const crumbs = useEnvironmentCrumbs(envId, wf.data?.name ?? '…');
   const name = w?.name ?? '…';
@@ -50,7 +49,12 @@ export function WorkflowPage(p: PageProps & { id: string }) {
         </dl>
       )}
       {caps.canWrite && w && (
-        <div className="row actions">
+        <div className="row actions" role="group" aria-label="Actions">
+          <button
+            type="button" className="primary" aria-expanded={starting} disabled={!w.enabled}
+            title={w.enabled ? undefined : 'The workflow is disabled: enable it in its settings to start runs'}
+            onClick={() => setStarting((x) => !x)}
+          >Run now</button>
           <button type="button" onClick={() => setEditing((x) => !x)} aria-expanded={editing}>Edit settings</button>
           <ConfirmButton
             label="Delete" danger question={`Delete the workflow "${name}"? Its webhook stops answering and its schedule stops.`}
@@ -61,6 +65,7 @@ export function WorkflowPage(p: PageProps & { id: string }) {
           />
         </div>
       )}
+      {starting && w && <RunNowForm workflowId={p.id} name={name} onCancel={() => setStarting(false)} />}
       {editing && w && (
         <ResourceForm
           title={`Settings of ${name}`} submitLabel="Save" fields={fields} initial={valuesOf(fields, w)} alwaysSend={['name']} onCancel={() => setEditing(false)}
@@ -71,26 +76,12 @@ export function WorkflowPage(p: PageProps & { id: string }) {
           }}
         />
       )}
-      <section aria-label="Runs">
-        <h2>Runs</h2>
-        <ErrorNote error={runs.error} />
-        {runs.isPending && <Loading />}
-        {runs.data?.results.length === 0 && <Empty>No run yet. POST to the incoming webhook{w?.schedule ? ' or wait for the schedule' : ''} to start one.</Empty>}
-        {runs.data && runs.data.results.length > 0 && (
-          <table>
-            <thead><tr><th>Triggered</th><th>By</th><th>Status</th><th>Finished</th><th>Deployment</th></tr></thead>
-            <tbody>
-              {runs.data.results.map((r) => (
-                <tr key={r.id}>
-                  <td><When at={r.created_at} /></td><td>{r.trigger.toLowerCase()}</td><td><Status value={r.status} /></td>
-                  <td><When at={r.finished_at} /></td>
-                  <td>{r.deployment_id ? <Link href={`/ui/deployments/${r.deployment_id}`}>log</Link> : '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      {w && (
+        <RunsList
+          workflowId={p.id}
+          emptyHint={`${caps.canWrite ? 'Press Run now, or POST' : 'POST'} to the incoming webhook${w.schedule ? ' or wait for the schedule' : ''} to start one.`}
+        />
+      )}
     </Frame>
   );
 }
