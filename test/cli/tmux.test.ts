@@ -1,7 +1,8 @@
 // The interactive side of the CLI in a real terminal (tmux): the hidden token prompt of
-// `berth login` (typed keys are not echoed; the token lands in the config file) and the live
-// progress of `berth deploy --wait` (statuses and lines appear while the deployment runs).
-// Skipped when tmux is not installed.
+// `berth login` (typed keys are not echoed; the token lands in the config file), the live
+// progress of `berth deploy --wait` (statuses and lines appear while the deployment runs), and
+// `berth run --wait` (the transcript appears while the run runs; Ctrl-C stops following, says
+// how to cancel, and the run goes on). Skipped when tmux is not installed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
@@ -75,6 +76,39 @@ describe('berth in a terminal (tmux)', { skip: hasTmux ? false : 'tmux is not in
       assert.match(done, /✔ DEPLOYED in \d+\.\ds/);
       assert.match(done, /build {2}\[simulated\] Cloning/);
       assert.match(done, /EXIT=0/);
+    } finally {
+      configureSimulatedEngine({ stepMs: 40 });
+    }
+  });
+
+  test('run --wait shows the transcript while the run runs; Ctrl-C stops following, not the run', async () => {
+    const shop = await seedShop(s, { project: `tty-runs-${Date.now()}`, environment: 'dev' }, []);
+    const created = await s.t.request('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { token: s.org.token, body: { name: 'triage' } });
+    assert.equal(created.status, 201, created.raw);
+    assert.equal((await berth(dir, ['context', 'set', '--project', shop.projectId, '--environment', 'dev'])).code, 0);
+    configureSimulatedEngine({ stepMs: 2000 });
+    try {
+      await terminal('run', ['run', 'triage', '--payload', '{"alert":"disk full"}', '--wait']);
+      const midway = await eventually(async () => {
+        const text = await screen('run');
+        return text.includes('Starting an agent run of triage') && !text.includes('EXIT=') && text;
+      }, 20_000, 50);
+      const id = /triage: run started \(run ([0-9a-f-]{36}), QUEUED\)/.exec(midway)?.[1];
+      assert.ok(id, midway);
+      assert.doesNotMatch(midway, /SUCCEEDED/);
+      await tmux('send-keys', '-t', 'run', 'C-c');
+      const done = await eventually(async () => {
+        const text = await screen('run');
+        return text.includes('EXIT=') && text;
+      }, 15_000, 50);
+      assert.match(done, new RegExp(`berth: stopped following run ${id}; it goes on \\(cancel it with: berth cancel triage ${id.slice(0, 8)}\\)`));
+      assert.match(done, /EXIT=130/);
+      // nothing was cancelled: the run ends by itself
+      const run = await eventually(async () => {
+        const r = await s.t.request('GET', `/agenticWorkflow/${created.body.id}/run/${id}`, { token: s.org.token });
+        return r.body.status !== 'QUEUED' && r.body.status !== 'RUNNING' && r.body;
+      }, 20_000, 100);
+      assert.equal(run.status, 'SUCCEEDED');
     } finally {
       configureSimulatedEngine({ stepMs: 40 });
     }

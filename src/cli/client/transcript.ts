@@ -24,8 +24,8 @@ const PREFIXES: Array<[RegExp, (s: string) => string, dimText?: boolean]> = [
 ];
 
 const KIND: Record<string, string> = { BUILD: color.magenta('build'), DEPLOY: color.blue('setup'), RUNTIME: color.cyan('agent') };
-/** time (12) + space + kind (5) + space: where continuation lines start */
-const INDENT = ' '.repeat(19);
+/** a transcript line's indent (2), time (12), space, kind (5), space: where continuation lines start */
+const INDENT = ' '.repeat(21);
 
 /** the simulated engine's label before a line's own prefix */
 const SIMULATED = /^\[simulated\] /;
@@ -49,7 +49,7 @@ export function transcriptLine(l: LogLine): string | null {
   }
   if (label) text = color.dim(label) + text;
   const kind = KIND[l.kind] ?? color.dim(l.kind.toLowerCase().slice(0, 5).padEnd(5));
-  return `${color.dim(l.created_at.slice(11, 23))} ${kind} ${text.split('\n').join('\n' + INDENT)}`;
+  return `  ${color.dim(l.created_at.slice(11, 23))} ${kind} ${text.split('\n').join('\n' + INDENT)}`;
 }
 
 const count = (n: number | null) => (n === null ? '?' : n.toLocaleString('en-US'));
@@ -71,9 +71,14 @@ export function runDuration(r: Run, now = Date.now()): number | null {
   return r.finished_at ? Date.parse(r.finished_at) - Date.parse(start) : null;
 }
 
-/** "3 turns · 1,234 tokens in, 567 out · $0.0123 · 42.1s" */
+/** "3 turns · 1,234 tokens in, 567 out · $0.0123 · 42.1s" (what is not known left out) */
 export function summary(r: Run): string {
-  return `${count(r.num_turns)} turns · ${count(r.input_tokens)} tokens in, ${count(r.output_tokens)} out · ${cost(r.cost_usd)} · ${duration(runDuration(r))}`;
+  const parts: string[] = [];
+  if (r.num_turns !== null) parts.push(`${count(r.num_turns)} turn${r.num_turns === 1 ? '' : 's'}`);
+  if (r.input_tokens !== null || r.output_tokens !== null) parts.push(`${count(r.input_tokens)} tokens in, ${count(r.output_tokens)} out`);
+  if (r.cost_usd !== null) parts.push(cost(r.cost_usd));
+  parts.push(duration(runDuration(r)));
+  return parts.join(' · ');
 }
 
 /** a run status coloured: green succeeded, yellow queued or running, red failed, dim canceled */

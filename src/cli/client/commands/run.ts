@@ -57,6 +57,17 @@ async function getRun(s: Session, wf: Named, id: string): Promise<resolve.Run> {
   return ok(s.api.GET('/agenticWorkflow/{agenticWorkflowId}/run/{runId}', { params: { path: { agenticWorkflowId: wf.id, runId: id } } }));
 }
 
+/** the most lines of a transcript read at once (the API's largest tail) */
+const LOG_LIMIT = 10_000;
+
+/** a run's transcript as recorded: its last LOG_LIMIT lines, and how many there are in all */
+export async function runLog(s: Session, wf: Named, runId: string) {
+  const page = await ok(s.api.GET('/agenticWorkflow/{agenticWorkflowId}/run/{runId}/log', {
+    params: { path: { agenticWorkflowId: wf.id, runId }, query: { tail: LOG_LIMIT } },
+  }));
+  return { results: page.results, total: page.pagination.total_count };
+}
+
 /**
  * Follows a run until it ends: its transcript from the first line, live (printed unless quiet),
  * then the ended run record. Ctrl-C stops following with exit 130 and says how to cancel.
@@ -76,22 +87,34 @@ export async function watchRun(s: Session, wf: Named, started: resolve.Run, opts
     if (abort.signal.aborted) throw interrupted();
     run = await getRun(s, wf, run.id);
   }
+  const print = (l: LogLine) => {
+    log.push(l);
+    const line = transcriptLine(l);
+    if (line !== null) out(line);
+  };
   if (run.deployment_id) {
     let running = run.status === 'RUNNING';
-    for await (const e of follow(s.conn, `/deployment/${run.deployment_id}/log/stream`, { reconnect: true, signal: abort.signal })) {
-      if (e.event === 'log') {
-        log.push(e.data);
-        const line = transcriptLine(e.data);
-        if (line !== null) out('  ' + line);
-      } else if (e.event === 'status' && !running && e.data.status !== 'QUEUED' && !e.data.finished) {
-        running = true;
-        out(`${color.yellow('●')} ${runState('RUNNING')}`);
-      } else if (e.event === 'end') break;
+    try {
+      for await (const e of follow(s.conn, `/deployment/${run.deployment_id}/log/stream`, { reconnect: true, signal: abort.signal })) {
+        if (e.event === 'log') print(e.data);
+        else if (e.event === 'status' && !running && e.data.status !== 'QUEUED' && !e.data.finished) {
+          running = true;
+          out(`${color.yellow('●')} ${runState('RUNNING')}`);
+        } else if (e.event === 'end') break;
+      }
+    } catch (err) {
+      // an ended CLONE_ENVIRONMENT run's deployment goes with its throwaway copy; the run kept its lines
+      if (!(err instanceof CliError && err.exitCode === EXIT.NOT_FOUND)) throw err;
+      if (!ENDED.has((run = await getRun(s, wf, run.id)).status)) throw err;
+      (await runLog(s, wf, run.id)).results.slice(log.length).forEach(print);
     }
     if (abort.signal.aborted) throw interrupted();
   }
   // the run settles with its deployment; a moment's grace for a server that records it just after
-  for (let i = 0; i < 40 && !ENDED.has((run = await getRun(s, wf, run.id)).status); i++) await sleep(250);
+  for (let i = 0; i < 40 && !ENDED.has((run = await getRun(s, wf, run.id)).status); i++) {
+    await sleep(250);
+    if (abort.signal.aborted) throw interrupted();
+  }
   out(outcome(run));
   return { run, log };
 }

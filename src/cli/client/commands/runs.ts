@@ -9,13 +9,11 @@ import * as resolve from '../resolve.ts';
 import { openSession, type Session } from '../session.ts';
 import type { Named } from '../store.ts';
 import { cost, duration, ENDED, firstLine, outcome, runDuration, runState, shortId, transcriptLine } from '../transcript.ts';
-import { again, exitForRun, watchRun } from './run.ts';
+import { again, exitForRun, runLog, watchRun } from './run.ts';
 import type { TargetOptions } from './services.ts';
 
 export interface RunsOptions extends TargetOptions { limit?: string; follow?: boolean }
 
-/** the most lines of a transcript `runs WORKFLOW RUN` reads (the API's largest tail) */
-const LOG_LIMIT = 10_000;
 const PAYLOAD_WIDTH = 200;
 
 export async function runs(ref: string, runRef: string | undefined, opts: RunsOptions): Promise<void> {
@@ -58,16 +56,14 @@ async function showRun(s: Session, wf: Named, run: resolve.Run, opts: RunsOption
     if (opts.json) printJson(followed);
     return exitForRun(wf, followed.run);
   }
-  const page = await ok(s.api.GET('/agenticWorkflow/{agenticWorkflowId}/run/{runId}/log', {
-    params: { path: { agenticWorkflowId: wf.id, runId: run.id }, query: { tail: LOG_LIMIT } },
-  }));
+  const page = await runLog(s, wf, run.id);
   if (opts.json) return printJson({ run, log: page.results });
   process.stdout.write(header(wf, run) + '\n');
-  const left = page.pagination.total_count - page.results.length;
+  const left = page.total - page.results.length;
   if (left > 0) process.stdout.write(color.dim(`  (${left} earlier lines not shown)`) + '\n');
   for (const l of page.results) {
     const line = transcriptLine(l);
-    if (line !== null) process.stdout.write('  ' + line + '\n');
+    if (line !== null) process.stdout.write(line + '\n');
   }
   if (ENDED.has(run.status)) process.stdout.write(outcome(run) + '\n');
   else {
