@@ -50,7 +50,7 @@ async function peakMemory(label: string, done: Promise<unknown>): Promise<number
   void done.finally(() => { finished = true; });
   while (!finished) {
     for (const c of await docker.listContainers({ filters: { label: [label, 'berth.role=agent-run'] } })) {
-      const stats = await docker.getContainer(c.Id).stats({ stream: false, 'one-shot': true } as never).catch(() => null) as { memory_stats?: { max_usage?: number; usage?: number } } | null;
+      const stats = await (docker.getContainer(c.Id).stats as (o: object) => Promise<unknown>)({ stream: false, "one-shot": true }).catch(() => null) as { memory_stats?: { max_usage?: number; usage?: number } } | null;
       peak = Math.max(peak, stats?.memory_stats?.max_usage ?? stats?.memory_stats?.usage ?? 0);
     }
     await sleep(50);
