@@ -3,7 +3,8 @@
 // the first /v1/messages request (berth's run network, egress proxy, workspace copy, then Claude
 // Code). Bare: `docker run` of the same image on the model's network, Claude Code straight at the
 // model, the same prompt → the same first request. Interleaved rounds, medians, and the run
-// container's peak memory (cgroup, page cache included). Needs a daemon at BERTH_TEST_DOCKER_HOST
+// container's peak memory (cgroup, page cache included; the model answers after 2.5 s so the
+// container lives long enough to be sampled). Needs a daemon at BERTH_TEST_DOCKER_HOST
 // or DOCKER_HOST; BENCH_ROUNDS (5).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -27,7 +28,7 @@ const org = (await berth.api('GET', '/organization')).body.results[0].id;
 const project = (await berth.api('POST', `/organization/${org}/project`, { name: `bench-agent-${Date.now()}` })).body;
 const envId = (await berth.api('POST', `/project/${project.id}/environment`, { name: 'bench', mode: 'DEVELOPMENT' })).body.id;
 const model = await startScriptedModel(docker, { network: networkName(envId), alias: 'model' });
-await model.setScripts({ bench: [{ text: 'done' }] });
+await model.setScripts({ bench: [{ text: 'done', sleep_ms: 2500 }] });
 const workflow = (await berth.api('POST', `/environment/${envId}/agenticWorkflow`, {
   name: 'bench', agent_prompt: 'Say done. [script:bench]',
   model: { type: 'CLAUDE', api_key: 'sk-bench', settings: JSON.stringify({ base_url: 'http://model:8080', max_turns: 2 }) },
@@ -64,7 +65,7 @@ const peaks: number[] = [];
 let image = '';
 for (let round = 0; round <= ROUNDS; round++) {
   await model.reset();
-  await model.setScripts({ bench: [{ text: 'done' }] });
+  await model.setScripts({ bench: [{ text: 'done', sleep_ms: 2500 }] });
   let t0 = performance.now();
   const started = await berth.api('POST', `/agenticWorkflow/${workflow.id}/run`);
   const finished = (async () => {
@@ -95,7 +96,7 @@ for (let round = 0; round <= ROUNDS; round++) {
   log(`  queue ${startedAt - Date.parse(outcome.created_at)} ms, setup ${at('Starting the agent') - startedAt} ms (network ${at('Egress through') - startedAt} ms)`);
 
   await model.reset();
-  await model.setScripts({ bench: [{ text: 'done' }] });
+  await model.setScripts({ bench: [{ text: 'done', sleep_ms: 2500 }] });
   const name = `berth-bench-agent-${Date.now()}`;
   t0 = performance.now();
   const bare = run('docker', ['-H', host, 'run', '--rm', '--name', name, '--network', networkName(envId), '--user', 'agent', '--memory', '1g', '--cpus', '1',
