@@ -21348,6 +21348,7 @@ export interface operations {
             query?: {
                 page?: number;
                 page_size?: number;
+                name?: string;
             };
             header?: never;
             path: {

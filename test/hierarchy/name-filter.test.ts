@@ -20,7 +20,7 @@ describe('?name= on lists', () => {
     return { names: r.body.results.map((x: { name: string }) => x.name), total: r.body.pagination.total_count };
   };
 
-  test('projects, environments, clusters, registries and services by name', async () => {
+  test('projects, environments, clusters, registries, services and agentic workflows by name', async () => {
     const env = await seedEnvironment(t, org);
     for (const name of ['Alpha', 'Beta', 'alphabet']) await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name } });
     assert.deepEqual(await names(`/organization/${org.id}/project?name=ALPHA`), { names: ['Alpha'], total: 1 });
@@ -43,6 +43,14 @@ describe('?name= on lists', () => {
     assert.deepEqual((await names(`/environment/${env.id}/application?name=WEB`)).names, ['web']);
     assert.deepEqual((await names(`/environment/${env.id}/services?name=api`)).names, ['api']);
     assert.deepEqual((await names(`/environment/${env.id}/container?name=api`)).names, []);
+
+    for (const name of ['Triage', 'triage-2']) {
+      const r = await t.request('POST', `/environment/${env.id}/agenticWorkflow`, { token: org.token, body: { name } });
+      assert.equal(r.status, 201, r.raw);
+    }
+    assert.deepEqual(await names(`/environment/${env.id}/agenticWorkflow?name=TRIAGE`), { names: ['Triage'], total: 1 });
+    assert.deepEqual(await names(`/environment/${env.id}/agenticWorkflow?name=none`), { names: [], total: 0 });
+    assert.equal((await names(`/environment/${env.id}/agenticWorkflow`)).names.length, 2);
   });
 
   test('an empty name is a 400', async () => {

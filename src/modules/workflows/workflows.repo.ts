@@ -24,9 +24,10 @@ export async function findWorkflow(db: Queryable, id: string, forUpdate = false)
   return rows[0] ?? null;
 }
 
-export async function listWorkflows(db: Queryable, environmentId: string, limit: number | null, offset: number): Promise<{ rows: WorkflowRow[]; total: number }> {
-  const rows = await db.query<WorkflowRow>(`${SELECT} where s.environment_id = $1 order by s.created_at, s.id limit $2 offset $3`, [environmentId, limit, offset]);
-  const count = await db.query<{ n: number }>('select count(*)::int as n from agentic_workflows w join services s on s.id = w.service_id where s.environment_id = $1', [environmentId]);
+export async function listWorkflows(db: Queryable, environmentId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ rows: WorkflowRow[]; total: number }> {
+  const byName = 'and ($2::text is null or lower(s.name) = lower($2))';
+  const rows = await db.query<WorkflowRow>(`${SELECT} where s.environment_id = $1 ${byName} order by s.created_at, s.id limit $3 offset $4`, [environmentId, name, limit, offset]);
+  const count = await db.query<{ n: number }>(`select count(*)::int as n from agentic_workflows w join services s on s.id = w.service_id where s.environment_id = $1 ${byName}`, [environmentId, name]);
   return { rows, total: count[0]!.n };
 }
 

@@ -2,7 +2,7 @@
 import type { AppContext } from '../../context.ts';
 import type { App } from '../../http/app.ts';
 import { pageRequest } from '../../http/pagination.ts';
-import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
+import { NamedPageQuery, NoContent, idParams } from '../../http/schemas.ts';
 import { AgenticWorkflow, AgenticWorkflowList, AgenticWorkflowRequest } from './workflows.schemas.ts';
 
 const tags = ['Agentic Workflows'];
@@ -13,7 +13,7 @@ export function workflowRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.workflows;
 
   app.get('/environment/:environmentId/agenticWorkflow', {
-    schema: { tags, operationId: 'listAgenticWorkflows', params: EnvParams, querystring: PageQuery, response: { 200: AgenticWorkflowList } },
+    schema: { tags, operationId: 'listAgenticWorkflows', params: EnvParams, querystring: NamedPageQuery, response: { 200: AgenticWorkflowList } },
   }, async (req) => svc.list(req.principal, req.params.environmentId, pageRequest(req.query, 'configuration')));
 
   app.post('/environment/:environmentId/agenticWorkflow', {

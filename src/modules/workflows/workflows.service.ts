@@ -111,7 +111,7 @@ export function createWorkflowsService(deps: {
     webhookSecret,
     async list(p, environmentId, req) {
       await scope.environment(p, environmentId, 'read');
-      const { rows, total } = await repo.listWorkflows(db, environmentId, req.limit, req.offset);
+      const { rows, total } = await repo.listWorkflows(db, environmentId, req.limit, req.offset, req.name ?? null);
       const attached = await repo.attachedMcpServers(db, rows.map((r) => r.id));
       return page(req, rows.map((r) => toResponse(r, attached.get(r.id) ?? [])), total);
     },
