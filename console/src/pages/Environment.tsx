@@ -1,10 +1,11 @@
 // An environment: its services page by page (50 at a time, so a thousand stay light) with their
-// live status, the forms that create each service type, environment-wide actions and variables.
+// live status and default public URL, the forms that create each service type, environment-wide actions and variables.
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, call, json } from '../api.ts';
 import { useCaps } from '../caps.ts';
+import { DefaultLink } from '../links.tsx';
 import { useLive, type StreamEvent } from '../live.ts';
 import type { PageProps } from '../main.tsx';
 import { KIND_OF_TYPE } from '../specs.ts';
@@ -124,7 +125,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
         {pg?.total_count === 0 && <Empty>No service in this environment yet. {caps.canWrite ? 'Add an application, a container, a database, a job or an agentic workflow.' : 'Someone with the DevOps role or above can add one.'}</Empty>}
         {services.data && services.data.results.length > 0 && (
           <table className="services">
-            <thead><tr><th>Name</th><th>Type</th><th>Status</th><th>Last deployment</th></tr></thead>
+            <thead><tr><th>Name</th><th>Type</th><th>Public URL</th><th>Status</th><th>Last deployment</th></tr></thead>
             <tbody>
               {services.data.results.map((s) => {
                 const l = live[s.id];
@@ -134,6 +135,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
                   <tr key={s.id} data-service={s.name}>
                     <td>{href ? <Link href={href}>{s.name}</Link> : s.name}</td>
                     <td className="muted">{s.service_type.toLowerCase().replace('_', ' ')}</td>
+                    <td className="link-cell"><DefaultLink kind={kind} id={s.id} /></td>
                     <td><Status value={l?.state ?? s.state} /></td>
                     <td>{l?.last_deployment_status && <Status value={l.last_deployment_status} />} <When at={l?.last_deployment_date ?? s.last_deployment_date} /></td>
                   </tr>

@@ -4,9 +4,10 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { json, raw, type Page } from '../api.ts';
+import { json, type Page } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { ResourceForm, valuesOf } from '../form.tsx';
+import { LinkList, useLinks } from '../links.tsx';
 import type { PageProps } from '../main.tsx';
 import { EDIT_FIELDS, LABEL, type ServiceKind } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
@@ -19,20 +20,6 @@ import { useOrgOptions } from './NewService.tsx';
 interface ServiceRecord { id: string; name: string; description?: string | null; environment: { id: string }; [k: string]: unknown }
 interface StatusRecord { state: string; service_deployment_status: string; last_deployment_date: string | null }
 interface DeploymentRow { id: string; status: string; action: string; created_at: string; finished: boolean; triggered_by: string | null }
-
-/** the public addresses of a service, when this berth has the link route and the service has some */
-function useLinks(kind: ServiceKind, id: string) {
-  return useQuery({
-    queryKey: ['links', kind, id],
-    queryFn: async () => {
-      const res = await raw(`/${kind}/${id}/link`);
-      if (!res.ok) return [];
-      const body = await res.json() as unknown;
-      const items = Array.isArray(body) ? body : Array.isArray((body as { results?: unknown }).results) ? (body as { results: unknown[] }).results : [];
-      return items.map((x) => (typeof x === 'string' ? x : (x as { url?: string }).url)).filter((u): u is string => typeof u === 'string' && /^https?:\/\//.test(u));
-    },
-  });
-}
 
 export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
   const qc = useQueryClient();
@@ -84,9 +71,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
       </div>
       <ErrorNote error={service.error} />
       {service.data?.description && <p className="muted">{service.data.description}</p>}
-      {links.data && links.data.length > 0 && (
-        <p>Public URL: {links.data.map((u) => <a key={u} href={u} target="_blank" rel="noreferrer noopener">{u}</a>)}</p>
-      )}
+      {links.data && <LinkList links={links.data} />}
       <p className="muted">
         Last deployed <When at={live?.last_deployment_date ?? status.data?.last_deployment_date} />
         {status.data && <> · {status.data.service_deployment_status.toLowerCase().replace(/_/g, ' ')}</>}
@@ -116,6 +101,8 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
             await json('PUT', base, body);
             setEditing(false);
             await qc.invalidateQueries({ queryKey: ['service', p.kind, p.id] });
+            // the ports may have changed, and with them the public addresses
+            void qc.invalidateQueries({ queryKey: ['links', p.kind, p.id] });
             refresh();
           }}
         />
