@@ -25,15 +25,24 @@ export function parseLinks(body: unknown): ServiceLink[] {
   return links.filter((l) => l.is_default).concat(links.filter((l) => !l.is_default));
 }
 
-/** a service's public links, or [] (no public port, no link route, or a type without ports) */
+/** why the addresses do not answer (no ingress proxy on a docker engine, the simulated engine), or null */
+export function unavailableReason(body: unknown): string | null {
+  const r = (body as { public_urls_unavailable_reason?: unknown } | null)?.public_urls_unavailable_reason;
+  return typeof r === 'string' && r.trim() ? r : null;
+}
+
+export interface Links { links: ServiceLink[]; reason: string | null }
+
+/** a service's public links, or none (no public port, no link route, or a type without ports), and why they do not answer */
 export function useLinks(kind: string | undefined, id: string) {
   const enabled = Boolean(kind && LINKED_KINDS.has(kind));
   return useQuery({
     queryKey: ['links', kind, id], enabled, staleTime: LINKS_STALE_MS,
     queryFn: async () => {
       const res = await raw(`/${kind}/${id}/link`);
-      if (!res.ok) return [];
-      return parseLinks(await res.json() as unknown);
+      if (!res.ok) return { links: [], reason: null } satisfies Links;
+      const body = await res.json() as unknown;
+      return { links: parseLinks(body), reason: unavailableReason(body) } satisfies Links;
     },
   });
 }
@@ -43,11 +52,12 @@ function ExternalLink({ url }: { url: string }) {
 }
 
 /** the service page's list: one item per address, "url → port 8080", the default one marked */
-export function LinkList({ links }: { links: ServiceLink[] }) {
-  if (links.length === 0) return null;
+export function LinkList({ links, reason }: Links) {
+  if (links.length === 0 && !reason) return null;
   return (
     <section aria-label="Public URLs" className="links">
       <h2 className="small">Public URLs</h2>
+      {reason && <p className="muted" data-testid="links-unavailable">{links.length ? 'These addresses do not answer: ' : 'None: '}{reason}</p>}
       <ul>
         {links.map((l) => (
           <li key={l.url} data-port={l.internal_port ?? undefined}>
@@ -64,6 +74,6 @@ export function LinkList({ links }: { links: ServiceLink[] }) {
 /** the services table's cell: the default address as an anchor, or a dash */
 export function DefaultLink({ kind, id }: { kind: string | undefined; id: string }) {
   const links = useLinks(kind, id);
-  const first = links.data?.[0];
+  const first = links.data?.links[0];
   return first ? <ExternalLink url={first.url} /> : <span className="muted" title="no public URL">—</span>;
 }

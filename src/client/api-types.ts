@@ -3677,6 +3677,8 @@ export interface components {
         };
         "listApplicationLinks.response.200": {
             results: components["schemas"]["Link"][];
+            /** @description why these URLs do not answer (a docker engine without its ingress proxy: results are then empty; the simulated engine); null when they do */
+            public_urls_unavailable_reason: string | null;
         };
         /**
          * ApplicationAdvancedSettings

@@ -58,6 +58,8 @@ export interface EngineDriver {
   readonly name: 'simulated' | 'docker';
   /** whether deployments are real (false: the simulated engine, which labels everything it writes) */
   readonly real: boolean;
+  /** why the public URLs of services do not answer on this engine (no ingress proxy, nothing deployed); null when they do */
+  readonly publicUrlsUnavailable: string | null;
   /** whether the service is built from source (a BUILDING step) */
   needsBuild(service: DriverService): boolean;
   build(service: DriverService, log: LogSink, signal: AbortSignal): Promise<BuildResult | void>;

@@ -60,6 +60,7 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   const caddy = findCaddy(process.env.CADDY_BIN);
   if (!caddy) {
     ingressNote = '; public URLs unavailable: caddy is not installed (install caddy, or set CADDY_BIN)';
+    logger.warn('caddy is not installed (install caddy, or set CADDY_BIN): deployments run, but services get no public URL; their links say so');
   } else {
     ingress = createCaddyIngress({
       dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, adminPort: config.ingressAdminPort, caddyBin: caddy, logger,

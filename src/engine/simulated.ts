@@ -70,6 +70,7 @@ export function createSimulatedDriver(): EngineDriver {
   return {
     name: 'simulated',
     real: false,
+    publicUrlsUnavailable: 'the simulated engine runs nothing; they answer once a real engine (docker) serves the service',
     needsBuild(service) {
       return (service.type === 'APPLICATION' || service.type === 'JOB') && gitSource(service.spec) !== null;
     },

@@ -71,7 +71,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
       </div>
       <ErrorNote error={service.error} />
       {service.data?.description && <p className="muted">{service.data.description}</p>}
-      {links.data && <LinkList links={links.data} />}
+      {links.data && <LinkList links={links.data.links} reason={links.data.reason} />}
       <p className="muted">
         Last deployed <When at={live?.last_deployment_date ?? status.data?.last_deployment_date} />
         {status.data && <> · {status.data.service_deployment_status.toLowerCase().replace(/_/g, ' ')}</>}

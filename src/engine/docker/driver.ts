@@ -23,6 +23,9 @@ import { waitReady } from './health.ts';
 import { ensureEnvironmentNetwork } from './networks.ts';
 import { runAgent } from '../agent/runner.ts';
 
+/** why links do not answer on a docker engine without its ingress proxy */
+export const NO_INGRESS = 'public URLs are unavailable: caddy, the ingress proxy, is not installed on the berth host (install caddy, or set CADDY_BIN)';
+
 export interface DockerDriverOptions {
   docker: Docker;
   ingress: IngressLike | null;
@@ -88,6 +91,7 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     docker,
     ingress: options.ingress,
     runJob,
+    publicUrlsUnavailable: options.ingress ? null : NO_INGRESS,
     runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal) {
       return runAgent({ docker, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
     },

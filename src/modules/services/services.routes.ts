@@ -19,6 +19,9 @@ const LinkList = Type.Object({
     service_id: Type.String({ format: 'uuid' }), service_type: Type.String(), url: Type.String(), internal_port: Type.Integer(),
     external_port: Type.Integer(), is_qovery_domain: Type.Boolean(), is_default: Type.Boolean(),
   }, { title: 'Link' })),
+  public_urls_unavailable_reason: Type.Union([Type.String(), Type.Null()], {
+    description: 'why these URLs do not answer (a docker engine without its ingress proxy: results are then empty; the simulated engine); null when they do',
+  }),
 });
 
 const TYPES = [
@@ -55,7 +58,7 @@ export function serviceRoutes(app: App, ctx: AppContext): void {
         tags: [t.tag], operationId: `list${t.label}Links`, params: idParams(idName), response: { 200: LinkList },
         summary: 'Public URLs of the publicly accessible ports (INGRESS_DOMAIN, INGRESS_PORT); on the simulated engine nothing is deployed, so they do not answer',
       },
-    }, async (req) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc }, req.principal, (req.params as Record<string, string>)[idName]!, t.type, t.label));
+    }, async (req) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc, engine: ctx.engine }, req.principal, (req.params as Record<string, string>)[idName]!, t.type, t.label));
   }
 
   for (const s of SETTINGS) {

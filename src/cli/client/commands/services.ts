@@ -51,7 +51,7 @@ export async function open(ref: string, opts: TargetOptions): Promise<void> {
   // generated types include it (npm run api-types), and a berth without it is told apart
   const res = await fetch(`${s.conn.url.replace(/\/+$/, '')}/${seg}/${svc.id}/link`, { headers: { authorization: authorization(s.conn.token) } })
     .catch((err) => { throw unreachable(s.conn.url, err); });
-  const body = await res.json().catch(() => null) as { results?: Array<{ url: string; is_default?: boolean }>; message?: string } | null;
+  const body = await res.json().catch(() => null) as { results?: Array<{ url: string; is_default?: boolean }>; public_urls_unavailable_reason?: string | null; message?: string } | null;
   if (res.status === 404 && body?.message?.startsWith('No route for')) {
     throw new CliError(`this berth does not serve public links (GET /${seg}/{id}/link answered 404 "${body.message}"): upgrade the server`, EXIT.NOT_FOUND);
   }
@@ -59,6 +59,9 @@ export async function open(ref: string, opts: TargetOptions): Promise<void> {
   // LinkResponseList: the default port's URL first
   const links = [...(body?.results ?? [])].sort((a, b) => Number(!!b.is_default) - Number(!!a.is_default));
   if (opts.json) return printJson(links);
-  if (links.length === 0) throw new CliError(`${svc.name} has no public URL (no publicly accessible port, or not deployed)`, EXIT.NOT_FOUND);
+  const why = body?.public_urls_unavailable_reason ?? null;
+  if (links.length === 0) throw new CliError(`${svc.name} has no public URL: ${why ?? 'no publicly accessible port, or not deployed'}`, EXIT.NOT_FOUND);
   for (const l of links) process.stdout.write(`${l.url}\n`);
+  // the addresses are printed (scripts read stdout); why they will not answer goes to stderr
+  if (why) process.stderr.write(`berth: ${why}\n`);
 }
