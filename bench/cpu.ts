@@ -7,7 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-export interface CpuSnapshot { server: number; database: number; load: number }
+export interface CpuSnapshot {
+  server: number; database: number; load: number;
+  /** each PostgreSQL process's CPU seconds, so a delta counts only processes seen at its end */
+  databaseByPid?: ReadonlyMap<string, number>;
+}
 
 /** CPU seconds of one process (utime + stime), NaN when it cannot be read */
 function processSeconds(pid: number | string): number {
@@ -21,8 +25,9 @@ function processSeconds(pid: number | string): number {
   }
 }
 
-function postgresSeconds(): number {
-  let total = 0;
+/** every PostgreSQL process's CPU seconds by pid, null without /proc */
+function postgresByPid(): Map<string, number> | null {
+  const out = new Map<string, number>();
   try {
     for (const pid of readdirSync('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
@@ -32,21 +37,35 @@ function postgresSeconds(): number {
       } catch {
         continue; // gone meanwhile
       }
-      if (comm === 'postgres') total += processSeconds(pid) || 0;
+      if (comm === 'postgres') out.set(pid, processSeconds(pid) || 0);
     }
   } catch {
-    return NaN;
+    return null;
   }
-  return total;
+  return out;
 }
 
 export function cpuSnapshot(serverPid: number | undefined): CpuSnapshot {
   const own = process.cpuUsage();
-  return { server: serverPid ? processSeconds(serverPid) : NaN, database: postgresSeconds(), load: (own.user + own.system) / 1e6 };
+  const byPid = postgresByPid();
+  const database = byPid ? [...byPid.values()].reduce((a, b) => a + b, 0) : NaN;
+  return { server: serverPid ? processSeconds(serverPid) : NaN, database, load: (own.user + own.system) / 1e6, ...(byPid ? { databaseByPid: byPid } : {}) };
+}
+
+/**
+ * the database's CPU seconds between two snapshots: per process seen at the end, from 0 when it
+ * started meanwhile. A sum over all processes went negative whenever one exited in between (an
+ * autovacuum worker, another client's backend): the CPU of a process gone before the end is lost.
+ */
+function databaseSeconds(before: CpuSnapshot, after: CpuSnapshot): number {
+  if (!before.databaseByPid || !after.databaseByPid) return after.database - before.database;
+  let total = 0;
+  for (const [pid, seconds] of after.databaseByPid) total += Math.max(0, seconds - (before.databaseByPid.get(pid) ?? 0));
+  return total;
 }
 
 /** microseconds of CPU per request between two snapshots */
 export function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number): CpuSnapshot {
-  const per = (k: keyof CpuSnapshot) => ((after[k] - before[k]) * 1e6) / requests;
-  return { server: per('server'), database: per('database'), load: per('load') };
+  const per = (k: 'server' | 'load') => ((after[k] - before[k]) * 1e6) / requests;
+  return { server: per('server'), database: (databaseSeconds(before, after) * 1e6) / requests, load: per('load') };
 }
