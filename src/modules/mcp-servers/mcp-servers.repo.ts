@@ -26,6 +26,13 @@ export function toMcpServer(r: McpRow): McpServer {
   };
 }
 
+/** the sealed header values of connectors, by id (one statement for a run's connectors) */
+export async function sealedHeadersOf(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: string; headers_sealed: string | null }>('select id, headers_sealed from mcp_servers where id = any($1::uuid[])', [ids]);
+  return new Map(rows.map((r) => [r.id, r.headers_sealed]));
+}
+
 export async function findMcpServer(db: Queryable, id: string): Promise<McpRow | null> {
   const rows = await db.query<McpRow>(`${SELECT} where m.id = $1`, [id]);
   return rows[0] ?? null;

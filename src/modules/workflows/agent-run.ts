@@ -101,10 +101,11 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
   }
   const attached = (await workflowsRepo.attachedMcpServers(db, [serviceId])).get(serviceId) ?? [];
   const connectors = await mcpRepo.findMcpServers(db, attached.map((a) => a.id));
+  const sealedHeaders = await mcpRepo.sealedHeadersOf(db, connectors.map((c) => c.id));
   for (const [i, ref] of attached.entries()) {
     const c = connectors.find((x) => x.id === ref.id);
     if (!c) continue;
-    const sealed = (await db.query<{ headers_sealed: string | null }>('select headers_sealed from mcp_servers where id = $1', [c.id]))[0]?.headers_sealed;
+    const sealed = sealedHeaders.get(c.id);
     const values = sealed ? JSON.parse(sealer.open(sealed)) as Record<string, string> : {};
     const headers: Record<string, string> = {};
     Object.entries(values).forEach(([name, value], j) => {
