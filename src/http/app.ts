@@ -14,6 +14,7 @@ import { AppError, unavailable } from '../lib/errors.ts';
 import type { Principal } from '../modules/access/principal.ts';
 import type { RateDecision } from './rate-limit.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
+import { registerMcpRoutes } from '../mcp/route.ts';
 import { installErrorHandling } from './errors.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installIgnoredFieldsHeader } from './ignored-fields.ts';
@@ -30,7 +31,8 @@ import { routeHooks } from './route-hooks.ts';
 declare module 'fastify' {
   interface FastifyInstance { draining: boolean }
   interface FastifyRequest { principal: Principal }
-  interface FastifyContextConfig { public?: boolean; hidden?: boolean }
+  /** runCredentials: the route accepts a workflow run's credential (berth's MCP server only, decision 0197) */
+  interface FastifyContextConfig { public?: boolean; hidden?: boolean; runCredentials?: boolean }
 }
 
 export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
@@ -154,6 +156,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
     (async () => {
       request.principal = await ctx.services.identity.authenticate(request.headers.authorization);
+      if (request.principal.kind === 'token' && request.principal.runScope && !request.routeOptions.config?.runCredentials) {
+        return new AppError(403, 'forbidden', 'A workflow run\'s credential works only at berth\'s MCP server (/mcp)');
+      }
       return applyRateDecision(reply, await ctx.rateLimiter.hit(request.principal.key));
     })().then((err) => done(err), (err: Error) => done(err));
   });
@@ -181,6 +186,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   registerDocs(app, '');
 
   await app.register(async (scope) => registerModuleRoutes(scope as App, ctx));
+  await app.register(async (scope) => registerMcpRoutes(scope as App, ctx));
   await app.register(async (scope) => consoleConfigRoute(scope as App, ctx));
   // last and narrow: `/`, `/ui/…` and `/assets/…` only
   const oidc = consoleOidc(ctx.config);

@@ -1,5 +1,17 @@
-// Who is calling: an organization API token or a user signed in through OIDC.
+// Who is calling: an organization API token or a user signed in through OIDC. A workflow run's
+// credential (decision 0197) is a token principal narrowed by a RunScope.
 import type { Role } from './roles.ts';
+
+/** what a run-scoped credential reaches: one environment, some services in it, until it ends */
+export interface RunScope {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly environmentId: string;
+  /** the workflow and its context services (their copies in CLONE_ENVIRONMENT mode) */
+  readonly serviceIds: readonly string[];
+  readonly mayAct: boolean;
+  readonly expiresAt: number;
+}
 
 export type Principal =
   | {
@@ -10,6 +22,8 @@ export type Principal =
       readonly name: string;
       /** the rate-limit and idempotency bucket */
       readonly key: string;
+      /** set for a workflow run's credential: it reaches only this (berth's MCP server only) */
+      readonly runScope?: RunScope;
     }
   | {
       readonly kind: 'user';

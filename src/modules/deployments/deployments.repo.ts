@@ -197,10 +197,12 @@ export async function insertLog(db: Queryable, deploymentId: string | null, serv
     [deploymentId, serviceId, kind, message]);
 }
 
-export async function tailServiceLogs(db: Queryable, serviceId: string, tail: number): Promise<LogRow[]> {
-  const rows = await db.query<LogRow>(
-    'select id, deployment_id, service_id, kind, message, created_at from deployment_logs where service_id = $1 order by id desc limit $2',
-    [serviceId, tail]);
+/** the last `tail` lines of a service, oldest first; `since`: only lines written from then on */
+export async function tailServiceLogs(db: Queryable, serviceId: string, tail: number, since: Date | null = null): Promise<LogRow[]> {
+  const rows = await db.query<LogRow>(since === null
+    ? 'select id, deployment_id, service_id, kind, message, created_at from deployment_logs where service_id = $1 order by id desc limit $2'
+    : 'select id, deployment_id, service_id, kind, message, created_at from deployment_logs where service_id = $1 and created_at >= $3 order by id desc limit $2',
+  since === null ? [serviceId, tail] : [serviceId, tail, since]);
   return rows.reverse();
 }
 

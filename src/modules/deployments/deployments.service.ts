@@ -56,7 +56,8 @@ export interface DeploymentsService {
   get(p: Principal, deploymentId: string): Promise<DeploymentRecord>;
   queue(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
   history(p: Principal, serviceId: string, type: string, label: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
-  serviceLogs(p: Principal, serviceId: string, type: string, label: string, tail: number): Promise<{ results: LogLine[] }>;
+  /** the last `tail` lines (1..10000), from `since` on when given */
+  serviceLogs(p: Principal, serviceId: string, type: string, label: string, tail: number, since?: Date): Promise<{ results: LogLine[] }>;
   deploymentLogs(p: Principal, deploymentId: string, req: PageRequest, tail: number | undefined): Promise<{ results: LogLine[]; pagination: ReturnType<typeof page>['pagination'] }>;
   environmentStatus(p: Principal, environmentId: string): Promise<EnvironmentStatus>;
   environmentStatuses(p: Principal, environmentId: string): Promise<StatusGroups & { environment: EnvironmentStatus }>;
@@ -202,10 +203,11 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
       const { items, total } = await repo.listServiceHistory(db, serviceId, req.limit, req.offset);
       return page(req, items, total);
     },
-    async serviceLogs(p, serviceId, type, label, tail) {
+    async serviceLogs(p, serviceId, type, label, tail, since) {
       if (!Number.isInteger(tail) || tail < 1 || tail > 10_000) throw badRequest('tail must be an integer between 1 and 10000');
+      if (since !== undefined && Number.isNaN(since.getTime())) throw badRequest('since must be a date-time (ISO 8601)');
       await scope.service(p, serviceId, 'read', type, label);
-      return { results: (await repo.tailServiceLogs(db, serviceId, tail)).map(toLine) };
+      return { results: (await repo.tailServiceLogs(db, serviceId, tail, since ?? null)).map(toLine) };
     },
     async deploymentLogs(p, deploymentId, req, tail) {
       const d = await repo.findDeployment(db, deploymentId);

@@ -7,6 +7,8 @@
 // client sending the same header again is known without hashing it (issue 15). The header is
 // held only as long as the connection that sent it; an evicted entry is expired in place, so the
 // connection's next request is refused like any other.
+// `Token brun_…`: a workflow run's credential (decision 0197), looked up on every request and never
+// cached, so a revoked or expired one is refused at once in every process.
 // jose is loaded on the first JWT (a server without OIDC never needs it: 14 MiB)
 import { CACHE_LIMIT, rememberBounded } from '../../lib/bounded-map.ts';
 import type { createRemoteJWKSet, JWTPayload } from 'jose';
@@ -16,6 +18,7 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import { unauthorized } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Role } from '../access/roles.ts';
+import { findLiveCredential, RUN_CREDENTIAL_PREFIX } from '../run-credentials/run-credentials.repo.ts';
 
 /** `<scheme> <secret>` of an Authorization header, the scheme in lower case */
 function credentials(authorization: string | undefined): { scheme: string; secret: string } | undefined {
@@ -75,7 +78,17 @@ export function createIdentityService(db: Db, config: Config, options: { cacheLi
     tokens.delete(hash);
   }
 
+  async function byRunCredential(secret: string): Promise<Principal> {
+    const found = await findLiveCredential(db, secret);
+    if (!found) throw unauthorized('This run credential is unknown, expired or revoked (it works only while its run runs)');
+    return {
+      kind: 'token', id: found.id, organizationId: found.organizationId, role: found.scope.mayAct ? 'DEVOPS' : 'VIEWER',
+      name: `workflow run ${found.scope.runId}`, key: `r:${found.scope.runId}`, runScope: found.scope,
+    };
+  }
+
   async function byApiToken(secret: string): Promise<Principal> {
+    if (secret.startsWith(RUN_CREDENTIAL_PREFIX)) return byRunCredential(secret);
     const hash = sha256Hex(secret);
     const now = Date.now();
     const hit = tokens.get(hash);

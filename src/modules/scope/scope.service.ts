@@ -1,8 +1,9 @@
 // Where a resource sits in the hierarchy, and whether the caller may act on it: every module
 // that takes an environment or service id resolves it here first (404 when it does not exist),
 // then the caller is authorized in the owning organization (403). One query per lookup.
+// A workflow run's credential (decision 0197) passes only for its environment and its services.
 import type { Db, Queryable } from '../../db/db.ts';
-import { notFound } from '../../lib/errors.ts';
+import { forbidden, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Action, Role } from '../access/roles.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
@@ -59,6 +60,16 @@ export async function loadServiceScope(db: Queryable, serviceId: string, type?: 
   return r ? { ...toEnvScope(r), serviceId: r.service_id, serviceType: r.service_type, serviceName: r.service_name } : null;
 }
 
+/** 403 when a run's credential reaches outside its run: another environment or service */
+function checkRunScope(p: Principal, environmentId: string, serviceId?: string): void {
+  const run = p.kind === 'token' ? p.runScope : undefined;
+  if (!run) return;
+  if (environmentId !== run.environmentId) throw forbidden('This workflow run\'s credential reaches only the environment the run runs in');
+  if (serviceId !== undefined && !run.serviceIds.includes(serviceId)) {
+    throw forbidden('This workflow run\'s credential reaches only the workflow and its context services (context_service_ids)');
+  }
+}
+
 export interface ScopeService {
   /** 404 "Environment not found", then 403 */
   environment(p: Principal, environmentId: string, action: Action): Promise<EnvironmentScope & { role: Role }>;
@@ -72,12 +83,14 @@ export function createScopeService(deps: { db: Db; organizations: OrganizationsS
     async environment(p, environmentId, action) {
       const scope = await loadEnvironmentScope(db, environmentId);
       if (!scope) throw notFound('Environment');
+      checkRunScope(p, scope.environmentId);
       const role = await organizations.authorize(p, scope.organizationId, action);
       return { ...scope, role };
     },
     async service(p, serviceId, action, type, label = 'Service') {
       const scope = await loadServiceScope(db, serviceId, type);
       if (!scope) throw notFound(label);
+      checkRunScope(p, scope.environmentId, scope.serviceId);
       const role = await organizations.authorize(p, scope.organizationId, action);
       return { ...scope, role };
     },

@@ -1,0 +1,42 @@
+// Every tool of berth's MCP server, and which of them a caller is offered: reading tools to any
+// member; acting tools to a role that may write (DEVOPS and up) somewhere; to a workflow run's
+// credential only the tools about its environment, acting ones only when its workflow's
+// governance allows it. The README's tool list is generated from here (toolListMarkdown).
+import type { Db } from '../db/db.ts';
+import type { Principal } from '../modules/access/principal.ts';
+import { ROLES, roleAllows, type Role } from '../modules/access/roles.ts';
+import type { ToolDef } from './tool.ts';
+import { actTools } from './tools/act.ts';
+import { readTools } from './tools/read.ts';
+
+export const TOOLS: readonly ToolDef[] = [...readTools, ...actTools];
+
+/** the highest role the caller holds in any organization (null: none) */
+export async function highestRole(db: Db, p: Principal): Promise<Role | null> {
+  if (p.kind === 'token') return p.role;
+  const rows = await db.query<{ role: Role }>('select role from memberships where user_id = $1', [p.id]);
+  let best: Role | null = null;
+  for (const r of rows) if (best === null || ROLES.indexOf(r.role) > ROLES.indexOf(best)) best = r.role;
+  return best;
+}
+
+/** the tools this caller is offered (and may call: a call to another is refused as unknown) */
+export function toolsFor(p: Principal, role: Role | null): ToolDef[] {
+  const run = p.kind === 'token' ? p.runScope : undefined;
+  return TOOLS.filter((t) => {
+    if (run && t.reach === 'organization') return false;
+    if (t.action === 'write') return role !== null && roleAllows(role, 'write');
+    return role !== null;
+  });
+}
+
+/** the README's table of tools: name, what it does, who is offered it */
+export function toolListMarkdown(): string {
+  const rows = TOOLS.map((t) => {
+    const who = t.action === 'write' ? 'DEVOPS and up' : 'every member';
+    const run = t.reach === 'organization' ? 'no' : t.action === 'write' ? 'when `platform_access` is `ACT`' : 'yes';
+    const hints = t.action === 'write' ? [t.hints?.destructiveHint ? 'destructive' : 'not destructive', t.hints?.idempotentHint ? 'idempotent' : ''].filter(Boolean).join(', ') : 'read-only';
+    return `| \`${t.name}\` | ${t.description.replace(/\|/g, '\\|')} | ${who} | ${run} | ${hints} |`;
+  });
+  return ['| tool | what it does | offered to | in a workflow run | hints |', '|---|---|---|---|---|', ...rows].join('\n');
+}
