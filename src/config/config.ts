@@ -44,6 +44,8 @@ export interface Config {
   readonly engineAllowLocalGit: boolean;
   /** the image agent runs are built on (Debian- or Ubuntu-based); berth adds the harness, node, git and the egress proxy */
   readonly agentBaseImage: string;
+  /** where agent runs reach berth's MCP server; null: they get no berth connection (AGENT_BERTH_URL) */
+  readonly agentBerthUrl: string | null;
   readonly logLevel: LogLevel;
   /** trust X-Forwarded-For from these proxies (Fastify trustProxy semantics): false, true, or a list */
   readonly trustProxy: boolean | string;
@@ -116,6 +118,14 @@ function redactUrl(raw: string): string {
   return raw.replace(/\/\/[^@/]*@/, '//***@');
 }
 
+/** where an agent run reaches berth's MCP server (decision 0197): AGENT_BERTH_URL, else the Docker
+ * host's gateway name when berth listens beyond loopback, else none (runs get no berth connection) */
+function agentBerthUrl(env: Env, host: string, port: number): string | null {
+  const given = url(env, 'AGENT_BERTH_URL', ['http:', 'https:']);
+  if (given) return given.replace(/\/+$/, '');
+  return ['127.0.0.1', 'localhost', '::1'].includes(host) ? null : `http://host.docker.internal:${port}`;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const publicUrl = (url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`).replace(/\/+$/, '');
@@ -147,9 +157,10 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const trustRaw = str(env, 'TRUST_PROXY', 'false');
   const trustProxy = /^(true|false)$/i.test(trustRaw) ? /^true$/i.test(trustRaw) : trustRaw;
+  const host = str(env, 'HOST', '0.0.0.0');
   return Object.freeze({
     port,
-    host: str(env, 'HOST', '0.0.0.0'),
+    host,
     publicUrl,
     dataDir: str(env, 'DATA_DIR', './data'),
     databaseUrl,
@@ -173,6 +184,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingressAdminPort: int(env, 'INGRESS_ADMIN_PORT', 2019, 1, 65535),
     engineAllowLocalGit: bool(env, 'ENGINE_ALLOW_LOCAL_GIT', false),
     agentBaseImage: str(env, 'AGENT_BASE_IMAGE', 'debian:bookworm-slim'),
+    agentBerthUrl: agentBerthUrl(env, host, port),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     trustProxy,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),

@@ -50,7 +50,7 @@ describe('agentic workflows', () => {
     assert.deepEqual(b.model, { type: 'CLAUDE', settings: '', llm_provider_id: null });
     assert.deepEqual(b.project_repositories, []);
     assert.equal(b.agent_prompt, '');
-    assert.deepEqual(b.governance, { host_allowlist: [] });
+    assert.deepEqual(b.governance, { host_allowlist: [], platform_access: 'READ' });
     assert.deepEqual(b.resources, { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 0 });
     assert.equal(b.schedule, null);
     assert.equal(b.execution_mode, 'IN_PLACE');

@@ -2,7 +2,9 @@
 // deployment reaches the APPLY step: the model and its credential (the workflow's own api_key or
 // its LLM provider's, opened here and only here), model.settings, the raw MCP servers and the
 // attached connectors (header values as environment references), the repositories, the context
-// services (their copies in CLONE_ENVIRONMENT mode), the prompt; and the run's outcome recorded.
+// services (their copies in CLONE_ENVIRONMENT mode), the prompt, a connection to berth's own MCP
+// server with a credential minted for the run (governance.platform_access, decision 0197); and
+// the run's outcome recorded.
 import type { Queryable } from '../../db/db.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { AgentContextService, AgentModel, AgentRunOutcome, AgentRunSpec, McpServerEntry } from '../../engine/agent/spec.ts';
@@ -14,16 +16,24 @@ import { composePrompt } from './agent-prompt.ts';
 import { parseMcpConfig } from './mcp-config.ts';
 import { effectiveBaseUrl, parseModelSettings } from './model-settings.ts';
 import * as workflowsRepo from './workflows.repo.ts';
-import { defaultSpec } from './workflows.rules.ts';
+import { defaultSpec, platformAccessOf } from './workflows.rules.ts';
+import { mintRunCredential } from '../run-credentials/run-credentials.repo.ts';
 
 export interface AgentRunDeps {
   db: Queryable; sealer: Sealer; ingress: { domain: string; port: number };
+  /** where the run's agent reaches berth's MCP server (AGENT_BERTH_URL); null: no berth connection */
+  berthUrl: string | null;
   /** false on the simulated engine: it calls no model, so a workflow without a credential still runs there */
   requireCredential: boolean;
 }
 
 /** the spec to run, or why the run cannot start (a problem the user must fix) */
-export type PreparedRun = { runId: string; spec: AgentRunSpec } | { runId: string; problem: string };
+export type PreparedRun = { runId: string; spec: AgentRunSpec; notes: string[] } | { runId: string; problem: string };
+
+/** the environment variable the berth connection's credential travels in (never in a file or argv) */
+export const BERTH_TOKEN_VARIABLE = 'BERTH_PLATFORM_TOKEN';
+/** a run's credential outlives its timeout by this much (image build, clones), then expires by itself */
+const CREDENTIAL_MARGIN_SECONDS = 600;
 
 interface RunFacts {
   id: string; workflow_id: string; trigger: string; triggered_by: string | null; payload: unknown; scheduled_for: Date | null;
@@ -123,6 +133,24 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
   const repositories = spec.project_repositories.map((r, i) => ({ dir: dirs[i]!, url: r.url, branch: r.branch, token: null }));
   const services = await contextServices(deps, spec.context_service_ids, row.environment_id);
   const envRow = (await serviceFacts(db, 'id = $1', [serviceId]))[0]!;
+  const notes: string[] = [];
+  const access = platformAccessOf(spec);
+  if (access !== 'NONE' && !deps.berthUrl) {
+    notes.push('berth\'s own MCP server is not offered to this run: berth listens on loopback only and AGENT_BERTH_URL is unset');
+  } else if (access !== 'NONE') {
+    // the workflow and its context services, in the environment the run runs in (the copy's, in a clone)
+    const token = await mintRunCredential(db, {
+      organizationId: row.organization_id, runId: run.id, workflowId: serviceId, environmentId: row.environment_id,
+      serviceIds: [serviceId, ...services.map((s) => s.id)], mayAct: access === 'ACT',
+      expiresAt: new Date(Date.now() + (settings.value.timeout_seconds + CREDENTIAL_MARGIN_SECONDS) * 1000),
+    });
+    let key = 'berth';
+    while (mcpServers[key]) key = `${key}-platform`;
+    mcpServers[key] = { type: 'http', url: `${deps.berthUrl}/mcp`, headers: { Authorization: `Token \${${BERTH_TOKEN_VARIABLE}}` } };
+    mcpEnv[BERTH_TOKEN_VARIABLE] = token;
+    secrets.push(token);
+    notes.push(`berth's MCP server is offered to the agent as "${key}" (${access === 'ACT' ? 'reading and acting' : 'reading'} tools, this environment, the workflow and ${services.length} context service(s))`);
+  }
   const prompt = composePrompt({
     agentPrompt: spec.agent_prompt, trigger: run.trigger, triggeredBy: run.triggered_by, payload: run.payload,
     scheduledFor: run.scheduled_for ? new Date(run.scheduled_for).toISOString() : null, outputs: spec.outputs, services, repositories,
@@ -130,6 +158,7 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
   });
   return {
     runId: run.id,
+    notes,
     spec: {
       runId: run.id, workflowId: serviceId, workflowSlug: row.slug, environmentId: row.environment_id, projectId: envRow.project_id,
       organizationId: row.organization_id, prompt, model, maxTurns: settings.value.max_turns, timeoutSeconds: settings.value.timeout_seconds,

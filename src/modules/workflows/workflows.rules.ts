@@ -7,7 +7,7 @@ import { parseCidr } from '../../lib/cidr.ts';
 import { checkMinimumInterval, isValidTimeZone, nextOccurrence, parseCron } from '../../lib/cron.ts';
 import { parseMcpConfig } from './mcp-config.ts';
 import { parseModelSettings } from './model-settings.ts';
-import type { AgenticWorkflowRequest } from './workflows.schemas.ts';
+import type { AgenticWorkflowRequest, PlatformAccess } from './workflows.schemas.ts';
 
 export const DEFAULT_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 0 };
 /** the model of a workflow created without one: CLAUDE, no settings, no credential */
@@ -26,7 +26,8 @@ export interface WorkflowSpec {
   model: { type: string; settings: string };
   project_repositories: Array<{ url: string; branch: string; git_token_id: string | null }>;
   agent_prompt: string;
-  governance: { host_allowlist: string[] };
+  /** platform_access is absent from specs stored before it existed: read it with platformAccessOf */
+  governance: { host_allowlist: string[]; platform_access?: PlatformAccess };
   resources: { cpu_milli: number; ram_mib: number; gpu: number; storage_gib: number };
   schedule: { cron_expression: string; timezone: string } | null;
   execution_mode: string;
@@ -35,9 +36,14 @@ export interface WorkflowSpec {
 export function defaultSpec(): WorkflowSpec {
   return {
     description: '', webhook_ip_allowlist: [], docker_fragment: '', enabled: true, mcp: '', context_service_ids: [],
-    outputs: [], model: { ...DEFAULT_MODEL }, project_repositories: [], agent_prompt: '', governance: { host_allowlist: [] },
+    outputs: [], model: { ...DEFAULT_MODEL }, project_repositories: [], agent_prompt: '', governance: { host_allowlist: [], platform_access: 'READ' },
     resources: { ...DEFAULT_RESOURCES }, schedule: null, execution_mode: 'IN_PLACE',
   };
+}
+
+/** what the run's agent may do through berth's MCP server (READ when never set) */
+export function platformAccessOf(spec: WorkflowSpec): PlatformAccess {
+  return spec.governance.platform_access ?? 'READ';
 }
 
 /** the spec after a request: over the defaults (creation) or the stored spec (edit) */
@@ -57,7 +63,9 @@ export function mergeSpec(base: WorkflowSpec, body: AgenticWorkflowRequest): Wor
     s.project_repositories = body.project_repositories.map((r) => ({ url: r.url, branch: r.branch, git_token_id: r.git_token_id ?? null }));
   }
   if (body.agent_prompt !== undefined) s.agent_prompt = body.agent_prompt;
-  if (body.governance) s.governance = { host_allowlist: body.governance.host_allowlist };
+  if (body.governance) {
+    s.governance = { host_allowlist: body.governance.host_allowlist, platform_access: body.governance.platform_access ?? platformAccessOf(base) };
+  }
   if (body.resources) s.resources = { ...body.resources };
   if (body.schedule !== undefined) s.schedule = body.schedule === null ? null : { cron_expression: body.schedule.cron_expression.trim(), timezone: body.schedule.timezone };
   if (body.execution_mode !== undefined) s.execution_mode = body.execution_mode;

@@ -54,7 +54,17 @@ export const ProjectRepository = Type.Object({
   git_token_id: Opt(Type.Union([Uuid, Type.Null()])),
 }, { additionalProperties: false });
 
-export const Governance = Type.Object({ host_allowlist: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 500 }) }, { additionalProperties: false });
+/** berth's own MCP server in a run (decision 0197): NONE, READ (reading tools; the default) or ACT (acting tools too) */
+export const PLATFORM_ACCESS = ['NONE', 'READ', 'ACT'] as const;
+export type PlatformAccess = (typeof PLATFORM_ACCESS)[number];
+const PlatformAccessField = Type.Union([Type.Literal('NONE'), Type.Literal('READ'), Type.Literal('ACT')], {
+  description: 'what the run\'s agent may do through berth\'s own MCP server, scoped to the run\'s environment and to the workflow and its context_service_ids: NONE (no connection), READ (reading tools; the default) or ACT (also deploy, restart, stop, roll back, set variables, start runs)',
+});
+
+export const Governance = Type.Object({
+  host_allowlist: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 500 }),
+  platform_access: Opt(PlatformAccessField),
+}, { additionalProperties: false });
 
 export const Resources = Type.Object({ cpu_milli: Count, ram_mib: Count, gpu: Count, storage_gib: Count }, { additionalProperties: false });
 
@@ -112,7 +122,7 @@ export const AgenticWorkflow = Type.Object({
   }),
   project_repositories: Type.Array(Type.Object({ url: Type.String(), branch: Type.String(), git_token_id: Type.Union([Uuid, Type.Null()]) })),
   agent_prompt: Type.String(),
-  governance: Type.Object({ host_allowlist: Type.Array(Type.String()) }),
+  governance: Type.Object({ host_allowlist: Type.Array(Type.String()), platform_access: PlatformAccessField }),
   resources: Type.Object({ cpu_milli: Type.Integer(), ram_mib: Type.Integer(), gpu: Type.Integer(), storage_gib: Type.Integer() }),
   webhook: Type.Object({ url: Type.String() }),
   schedule: Type.Union([Type.Object({ cron_expression: Type.String(), timezone: Type.String(), next_run_at: Type.Union([Timestamp, Type.Null()]) }), Type.Null()]),

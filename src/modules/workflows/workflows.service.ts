@@ -14,7 +14,7 @@ import type { ScopeService } from '../scope/scope.service.ts';
 import type { LlmProvidersService } from '../llm-providers/llm-providers.service.ts';
 import type { McpServersService } from '../mcp-servers/mcp-servers.service.ts';
 import * as repo from './workflows.repo.ts';
-import { checkConnectors, defaultSpec, mergeSpec, nextRunAt, requestedMcpServers, validateSpec, type McpRef, type WorkflowSpec } from './workflows.rules.ts';
+import { checkConnectors, defaultSpec, mergeSpec, nextRunAt, platformAccessOf, requestedMcpServers, validateSpec, type McpRef, type WorkflowSpec } from './workflows.rules.ts';
 import type { AgenticWorkflow, AgenticWorkflowRequest } from './workflows.schemas.ts';
 
 export const WORKFLOW_TYPE = 'AGENTIC_WORKFLOW';
@@ -49,7 +49,7 @@ export function createWorkflowsService(deps: {
       mcp_server_ids: attached.map((a) => a.id), mcp_servers: attached.map((a) => ({ id: a.id, required: a.required })),
       context_service_ids: s.context_service_ids, outputs: s.outputs,
       model: { type: s.model.type, settings: s.model.settings, llm_provider_id: row.llm_provider_id },
-      project_repositories: s.project_repositories, agent_prompt: s.agent_prompt, governance: s.governance, resources: s.resources,
+      project_repositories: s.project_repositories, agent_prompt: s.agent_prompt, governance: { host_allowlist: s.governance.host_allowlist, platform_access: platformAccessOf(s) }, resources: s.resources,
       webhook: { url: `${publicUrl}/agenticWorkflow/${row.id}/hook/${webhookSecret(row) ?? ''}` },
       schedule: s.schedule ? { ...s.schedule, next_run_at: iso(row.next_run_at) } : null,
       execution_mode: s.execution_mode,
