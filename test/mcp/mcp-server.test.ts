@@ -82,6 +82,8 @@ describe('berth as an MCP server', () => {
     const got = await call(c, 'get_service', { service: 'storefront', environment: env.name, project: projectName });
     const restApp = await t.request('GET', `/application/${appId}`, { token: org.token });
     assert.deepEqual(got.structuredContent.settings, restApp.body);
+    const links = await t.request('GET', `/application/${appId}/link`, { token: org.token });
+    assert.deepEqual(got.structuredContent.public_urls.map((l: any) => l.url), links.body.results.map((l: any) => l.url));
     const byId = await call(c, 'get_service', { service: appId });
     assert.equal(byId.structuredContent.settings.id, appId);
 
@@ -169,14 +171,14 @@ describe('berth as an MCP server', () => {
   test('HTTP: no token is a 401 body; GET is 405; /api/v1/mcp works too; resources read logs', async () => {
     const noToken = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
     assert.equal(noToken.status, 401);
-    assert.equal((await noToken.json()).code, 'unauthorized');
+    assert.equal(((await noToken.json()) as { code: string }).code, 'unauthorized');
     const get = await fetch(`${base}/mcp`, { headers: { authorization: `Token ${org.token}` } });
     assert.equal(get.status, 405);
     const c = await connect(org.token, '/api/v1/mcp');
     const templates = await c.listResourceTemplates();
     assert.deepEqual(templates.resourceTemplates.map((x) => x.name).sort(), ['deployment-log', 'service-manifests']);
     const manifests = await c.readResource({ uri: `berth://service/${appId}/manifests` });
-    assert.match(String((manifests.contents[0] as any).text), /kind: Deployment/);
+    assert.match(String((manifests.contents[0] as { text?: string }).text), /kind: Deployment/);
     await assert.rejects(c.readResource({ uri: 'berth://nothing' }), /Unknown resource/);
   });
 });

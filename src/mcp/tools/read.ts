@@ -8,11 +8,14 @@ import { containerHandler } from '../../modules/services/containers/container.ha
 import { databaseHandler } from '../../modules/services/databases/database.handler.ts';
 import { jobHandler } from '../../modules/services/jobs/job.handler.ts';
 import type { ServiceTypeHandler } from '../../modules/services/services.service.ts';
+import { serviceLinks } from '../../modules/services/links.ts';
 import { findOrganization, findProject } from '../../modules/scope/names.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { assertReachable, environmentNamed, labelOf, reachable, serviceNamed } from '../places.ts';
 import { EnvironmentPlaceInput, OrganizationWord, ProjectWord, ServicePlaceInput, tool, type ToolCall } from '../tool.ts';
 
+/** the service types with public URLs (the REST API's /link routes) */
+const LINKED = new Set(['APPLICATION', 'CONTAINER']);
 const first = (n: number): PageRequest => ({ page: 1, pageSize: n, limit: n, offset: 0 });
 const Limit = (max: number, dflt: number, what: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `how many ${what} (at most ${max}, default ${dflt})` }));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -75,11 +78,19 @@ export const readTools = [
     run: async (call, a) => {
       const s = await serviceNamed(call.ctx, call.principal, a);
       const label = labelOf(s.service_type);
-      const [settings, status] = await Promise.all([
+      const { ctx, principal } = call;
+      const [settings, status, links] = await Promise.all([
         serviceSettings(call, s.service_id, s.service_type),
-        call.ctx.services.services.status(call.principal, s.service_id, s.service_type, label),
+        ctx.services.services.status(principal, s.service_id, s.service_type, label),
+        LINKED.has(s.service_type)
+          ? serviceLinks({ db: ctx.db, config: ctx.config, services: ctx.services.services, engine: ctx.engine }, principal, s.service_id, s.service_type as 'APPLICATION' | 'CONTAINER', label)
+          : null,
       ]);
-      return { settings, status, place: { organization: s.organization_name, project: s.project_name, environment: s.environment_name } };
+      return {
+        settings, status, place: { organization: s.organization_name, project: s.project_name, environment: s.environment_name },
+        public_urls: links?.results.map((l) => ({ url: l.url, internal_port: l.internal_port, is_default: l.is_default })) ?? [],
+        ...(links?.public_urls_unavailable_reason ? { public_urls_unavailable_reason: links.public_urls_unavailable_reason } : {}),
+      };
     },
   }),
   tool({
