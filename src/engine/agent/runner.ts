@@ -68,7 +68,7 @@ async function startProxy(docker: Docker, p: { runId: string; image: string; int
     HostConfig: {
       NetworkMode: p.internal, Memory: 128 * MiB, MemorySwap: 128 * MiB, NanoCpus: 500_000_000, PidsLimit: 256,
       RestartPolicy: { Name: 'no' }, CapDrop: ['ALL'], CapAdd: ['SETUID', 'SETGID'], SecurityOpt: ['no-new-privileges'],
-      // berth's MCP server on the Docker host (AGENT_BERTH_URL's default); reached only when allowed
+      // the Docker host by name, for an AGENT_BERTH_URL that points there; reached only when allowed
       ExtraHosts: ['host.docker.internal:host-gateway'],
     },
     NetworkingConfig: { EndpointsConfig: { [p.internal]: { Aliases: [PROXY_ALIAS] } } },

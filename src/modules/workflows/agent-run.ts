@@ -136,7 +136,7 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
   const notes: string[] = [];
   const access = platformAccessOf(spec);
   if (access !== 'NONE' && !deps.berthUrl) {
-    notes.push('berth\'s own MCP server is not offered to this run: berth listens on loopback only and AGENT_BERTH_URL is unset');
+    notes.push('berth\'s own MCP server is not offered to this run: AGENT_BERTH_URL is unset (README: Use berth from an AI assistant)');
   } else if (access !== 'NONE') {
     // the workflow and its context services, in the environment the run runs in (the copy's, in a clone)
     const token = await mintRunCredential(db, {
