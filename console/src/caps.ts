@@ -1,27 +1,28 @@
-// What the caller may do in an organization, learned from the API itself: berth has no route
-// that names the caller's own role (nor does the public API it follows), so the console asks a
-// read that needs the managing level (the organization's API tokens: ADMIN and OWNER) and shows
-// mutate buttons only when that answers. The server still checks every request.
+// What the caller may do in an organization: its own role, asked of the API
+// (GET /organization/{id}/currentRole, decision 0605), which also says what that role allows.
+// DEVOPS may write (services, variables, workflows, deployments), ADMIN and OWNER also manage
+// (projects, environments, people, integrations). The server still checks every request.
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, api, call } from './api.ts';
+import { api, call } from './api.ts';
 
-export interface Caps { known: boolean; canWrite: boolean; canManage: boolean }
+export interface Caps {
+  known: boolean;
+  /** the role's name as the API gives it ("DevOps"), null until known */
+  roleName: string | null;
+  canWrite: boolean;
+  canManage: boolean;
+}
 
 export function useCaps(orgId: string | undefined): Caps {
   const q = useQuery({
     queryKey: ['caps', orgId],
     enabled: Boolean(orgId),
     staleTime: 60_000,
-    queryFn: async () => {
-      try {
-        await call(api.GET('/organization/{organizationId}/apiToken', { params: { path: { organizationId: orgId! }, query: { page: 1, page_size: 1 } } }));
-        return true;
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 403) return false;
-        throw err;
-      }
-    },
+    queryFn: () => call(api.GET('/organization/{organizationId}/currentRole', { params: { path: { organizationId: orgId! } } })),
   });
-  const manage = q.data === true;
-  return { known: q.data !== undefined, canWrite: manage, canManage: manage };
+  const allowed = q.data?.permissions;
+  return {
+    known: q.data !== undefined, roleName: q.data?.role_name ?? null,
+    canWrite: allowed?.write === true, canManage: allowed?.manage === true,
+  };
 }

@@ -71,6 +71,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organization/{organizationId}/currentRole": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's own role in the organization and what it allows
+         * @description berth only (decision 0605): the role of the API token or signed-in user making the request, for any role; the same `role`, `role_name` and `role_id` as its member row. 403 for another organization's token or a non-member.
+         */
+        get: operations["getOrganizationCurrentRole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organization/{organizationId}/member": {
         parameters: {
             query?: never;
@@ -4493,6 +4513,11 @@ export interface components {
             branch: string;
             git_token_id: string | null;
         };
+        "listAgenticWorkflows.response.200.results.governance": {
+            host_allowlist: string[];
+            /** @description what the run's agent may do through berth's own MCP server, scoped to the run's environment and to the workflow and its context_service_ids: NONE (no connection), READ (reading tools; the default) or ACT (also deploy, restart, stop, roll back, set variables, start runs) */
+            platform_access: "NONE" | "READ" | "ACT";
+        };
         "listAgenticWorkflows.response.200.results.resources": {
             cpu_milli: number;
             ram_mib: number;
@@ -4536,9 +4561,7 @@ export interface components {
             model: components["schemas"]["listAgenticWorkflows.response.200.results.model"];
             project_repositories: components["schemas"]["listAgenticWorkflows.response.200.results.project_repositories"][];
             agent_prompt: string;
-            governance: {
-                host_allowlist: string[];
-            };
+            governance: components["schemas"]["listAgenticWorkflows.response.200.results.governance"];
             resources: components["schemas"]["listAgenticWorkflows.response.200.results.resources"];
             webhook: {
                 url: string;
@@ -4574,6 +4597,11 @@ export interface components {
             branch: string;
             git_token_id?: string | null;
         };
+        "createAgenticWorkflow.request.governance.0": {
+            host_allowlist: string[];
+            /** @description what the run's agent may do through berth's own MCP server, scoped to the run's environment and to the workflow and its context_service_ids: NONE (no connection), READ (reading tools; the default) or ACT (also deploy, restart, stop, roll back, set variables, start runs) */
+            platform_access?: "NONE" | "READ" | "ACT";
+        };
         "createAgenticWorkflow.request.resources.0": {
             cpu_milli: number;
             ram_mib: number;
@@ -4603,9 +4631,7 @@ export interface components {
             model?: components["schemas"]["createAgenticWorkflow.request.model.0"] | null;
             project_repositories?: components["schemas"]["createAgenticWorkflow.request.project_repositories"][];
             agent_prompt?: string;
-            governance?: {
-                host_allowlist: string[];
-            } | null;
+            governance?: components["schemas"]["createAgenticWorkflow.request.governance.0"] | null;
             resources?: components["schemas"]["createAgenticWorkflow.request.resources.0"] | null;
             schedule?: components["schemas"]["createAgenticWorkflow.request.schedule.0"] | null;
             /** @description IN_PLACE (default) or CLONE_ENVIRONMENT */
@@ -5004,6 +5030,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme",
+                 *       "description": "The Acme shop and its back office",
+                 *       "website_url": "https://acme.example.com",
+                 *       "admin_emails": [
+                 *         "ops@acme.example.com"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["createOrganization.request"];
             };
         };
@@ -5178,6 +5214,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme",
+                 *       "description": "The Acme shop, its back office and the data team",
+                 *       "website_url": "https://www.acme.example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createOrganization.request"];
             };
         };
@@ -5350,6 +5393,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_id": "5b1c7f3e-2d4a-4e8b-9c61-0a7d3e9f2b14"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     user_id: string;
@@ -5520,6 +5568,112 @@ export interface operations {
             };
         };
     };
+    getOrganizationCurrentRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        /**
+                         * @description the caller's role, as `role` in a Member row
+                         * @enum {string}
+                         */
+                        role: "VIEWER" | "DEVOPS" | "ADMIN" | "OWNER";
+                        role_name: string;
+                        /** Format: uuid */
+                        role_id: string;
+                        principal: {
+                            /** @description an API token (its own role in its own organization) or a user (their membership) */
+                            kind: "TOKEN" | "USER";
+                            /** Format: uuid */
+                            id: string;
+                            /** @description the token's name; the user's name, else email, else OIDC subject */
+                            name: string;
+                        };
+                        /** @description what the role allows, by kind of action (the role table of the API reference); the server checks every request regardless */
+                        permissions: {
+                            /** @description true when the role allows: read the organization and everything in it (no secret values) */
+                            read: boolean;
+                            /** @description true when the role allows: create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations */
+                            write: boolean;
+                            /** @description true when the role allows: clusters, container registries, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log */
+                            manage: boolean;
+                            /** @description true when the role allows: delete the organization, transfer its ownership */
+                            own: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrganizationMembers: {
         parameters: {
             query?: {
@@ -5613,6 +5767,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_id": "5b1c7f3e-2d4a-4e8b-9c61-0a7d3e9f2b14",
+                 *       "role": "ADMIN"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     user_id: string;
@@ -5718,6 +5878,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_id": "5b1c7f3e-2d4a-4e8b-9c61-0a7d3e9f2b14"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     user_id: string;
@@ -5899,6 +6064,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "bob@acme.example.com",
+                 *       "role": "DEVOPS"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: email */
                     email: string;
@@ -6348,6 +6519,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "ci",
+                 *       "description": "Deploys from the CI pipeline",
+                 *       "role": "DEVOPS"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     description?: string | null;
@@ -6628,6 +6806,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "api",
+                 *       "git_repository": {
+                 *         "url": "https://github.com/acme/api.git",
+                 *         "branch": "main"
+                 *       },
+                 *       "build_mode": "DOCKER",
+                 *       "dockerfile_path": "Dockerfile",
+                 *       "cpu": 500,
+                 *       "memory": 512,
+                 *       "min_running_instances": 1,
+                 *       "max_running_instances": 2,
+                 *       "ports": [
+                 *         {
+                 *           "internal_port": 8080,
+                 *           "external_port": 443,
+                 *           "protocol": "HTTP",
+                 *           "publicly_accessible": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name: string;
@@ -6837,6 +7038,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cpu": 1000,
+                 *       "max_running_instances": 4
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name?: string;
@@ -7127,6 +7334,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "redis-cache",
+                 *       "registry_id": "2f9d6b1a-7c3e-4a58-8b2d-e1c4a7f90635",
+                 *       "image_name": "library/redis",
+                 *       "tag": "7"
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name: string;
@@ -7335,6 +7550,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "tag": "7.4"
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name?: string;
@@ -7624,6 +7844,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "main-db",
+                 *       "type": "POSTGRESQL",
+                 *       "version": "16",
+                 *       "mode": "CONTAINER",
+                 *       "accessibility": "PRIVATE",
+                 *       "cpu": 500,
+                 *       "memory": 1024,
+                 *       "storage": 20
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name: string;
@@ -7823,6 +8055,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cpu": 1000,
+                 *       "memory": 2048,
+                 *       "storage": 50
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name?: string;
@@ -8182,6 +8421,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "nightly-report",
+                 *       "source": {
+                 *         "image": {
+                 *           "image_name": "acme/report",
+                 *           "tag": "1.2.0",
+                 *           "registry_id": "2f9d6b1a-7c3e-4a58-8b2d-e1c4a7f90635"
+                 *         }
+                 *       },
+                 *       "schedule": {
+                 *         "cronjob": {
+                 *           "scheduled_at": "0 3 * * *"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name: string;
@@ -8387,6 +8643,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "schedule": {
+                 *         "cronjob": {
+                 *           "scheduled_at": "30 2 * * *",
+                 *           "timezone": "Europe/Paris"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description unique in the environment across every service type, case-insensitively */
                     name?: string;
@@ -9223,6 +9489,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network.ingress.proxy_body_size_mb": 250,
+                 *       "deployment.update_strategy.type": "Recreate"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Disables or enables the custom domain check at deployment. Default: true. */
                     "deployment.custom_domain_check_enabled"?: boolean;
@@ -9572,6 +9844,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network.ingress.proxy_request_buffering": "off",
+                 *       "network.ingress.proxy_read_timeout_seconds": 120
+                 *     }
+                 */
                 "application/json": {
                     /** @description Disables or enables the custom domain check at deployment. Default: true. */
                     "deployment.custom_domain_check_enabled"?: boolean;
@@ -9907,6 +10185,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cronjob.concurrency_policy": "Replace",
+                 *       "build.ram_max_in_gib": 4
+                 *     }
+                 */
                 "application/json": {
                     /** @description Seconds allowed for a graceful stop. Default: 60. */
                     "deployment.termination_grace_period_seconds"?: number;
@@ -10188,6 +10472,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "monitoring",
+                 *       "annotations": [
+                 *         {
+                 *           "key": "prometheus.io/scrape",
+                 *           "value": "true"
+                 *         },
+                 *         {
+                 *           "key": "prometheus.io/port",
+                 *           "value": "9090"
+                 *         }
+                 *       ],
+                 *       "scopes": [
+                 *         "DEPLOYMENTS",
+                 *         "PODS"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["createOrganizationAnnotationsGroup.request"];
             };
         };
@@ -10364,6 +10667,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "monitoring",
+                 *       "annotations": [
+                 *         {
+                 *           "key": "prometheus.io/scrape",
+                 *           "value": "true"
+                 *         },
+                 *         {
+                 *           "key": "prometheus.io/port",
+                 *           "value": "9090"
+                 *         }
+                 *       ],
+                 *       "scopes": [
+                 *         "DEPLOYMENTS",
+                 *         "PODS",
+                 *         "SERVICES"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["createOrganizationAnnotationsGroup.request"];
             };
         };
@@ -10619,6 +10942,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "team",
+                 *       "labels": [
+                 *         {
+                 *           "key": "team",
+                 *           "value": "payments"
+                 *         },
+                 *         {
+                 *           "key": "cost-center",
+                 *           "value": "cc-42",
+                 *           "propagate_to_cloud_provider": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["createOrganizationLabelsGroup.request"];
             };
         };
@@ -10795,6 +11134,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "team",
+                 *       "labels": [
+                 *         {
+                 *           "key": "team",
+                 *           "value": "checkout"
+                 *         },
+                 *         {
+                 *           "key": "cost-center",
+                 *           "value": "cc-42",
+                 *           "propagate_to_cloud_provider": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["createOrganizationLabelsGroup.request"];
             };
         };
@@ -11051,6 +11406,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "production-eu",
+                 *       "description": "Production workloads in Paris",
+                 *       "region": "eu-west-3",
+                 *       "cloud_provider": "AWS",
+                 *       "kubernetes": "MANAGED",
+                 *       "production": true,
+                 *       "instance_type": "t3.xlarge",
+                 *       "min_running_nodes": 3,
+                 *       "max_running_nodes": 10,
+                 *       "disk_size": 100,
+                 *       "cpu": 16000,
+                 *       "memory": 65536,
+                 *       "gpu": 0
+                 *     }
+                 */
                 "application/json": components["schemas"]["createCluster.request"];
             };
         };
@@ -11305,6 +11677,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "production-eu",
+                 *       "region": "eu-west-3",
+                 *       "cloud_provider": "AWS",
+                 *       "memory": 131072,
+                 *       "is_default": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["createCluster.request"];
             };
         };
@@ -11633,6 +12014,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "database.redis.allowed_cidrs": [
+                 *         "10.0.0.0/8"
+                 *       ],
+                 *       "registry.image_retention_time": 2592000
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description seconds built images are kept in the cluster registry
@@ -11881,6 +12270,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Docker Hub",
+                 *       "kind": "DOCKER_HUB",
+                 *       "description": "Public and private images of the acme account",
+                 *       "config": {
+                 *         "username": "acme-ci",
+                 *         "password": "docker-hub-access-token"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["createContainerRegistry.request"];
             };
         };
@@ -12057,6 +12457,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Docker Hub",
+                 *       "kind": "DOCKER_HUB",
+                 *       "config": {
+                 *         "password": "rotated-docker-hub-access-token"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["createContainerRegistry.request"];
             };
         };
@@ -12313,6 +12722,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Shop",
+                 *       "description": "The storefront, its API and their databases"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProject.request"];
             };
         };
@@ -12487,6 +12902,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Online shop"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProject.request"];
             };
         };
@@ -12742,6 +13162,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "staging",
+                 *       "mode": "STAGING",
+                 *       "auto_preview": true
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     mode?: "DEVELOPMENT" | "STAGING" | "PRODUCTION";
@@ -12924,6 +13351,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "preprod",
+                 *       "auto_preview": false
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     mode?: "DEVELOPMENT" | "STAGING" | "PRODUCTION";
@@ -13100,6 +13533,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "staging-hotfix",
+                 *       "mode": "PREVIEW"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     mode?: "DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW";
@@ -13285,6 +13724,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Office hours",
+                 *       "description": "Development environments run on working days only",
+                 *       "mode": "DEVELOPMENT",
+                 *       "cluster_id": "8e4b2a6c-1f3d-4c7a-b5e9-6d2f0a8c4e31",
+                 *       "timezone": "Europe/Paris",
+                 *       "start_time": "08:00",
+                 *       "stop_time": "19:30",
+                 *       "weekdays": [
+                 *         "MONDAY",
+                 *         "TUESDAY",
+                 *         "WEDNESDAY",
+                 *         "THURSDAY",
+                 *         "FRIDAY"
+                 *       ],
+                 *       "auto_stop": true,
+                 *       "wildcard": "dev-*"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createDeploymentRule.request"];
             };
         };
@@ -13383,6 +13842,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "project_deployment_rule_ids_in_order": [
+                 *         "c7a13e58-94b2-4f6d-a0e7-3b85d1f42c9a",
+                 *         "4d6e8f0a-2b3c-4d5e-9f60-718293a4b5c6"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     project_deployment_rule_ids_in_order: string[];
                 };
@@ -13561,6 +14028,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Extended office hours",
+                 *       "mode": "DEVELOPMENT",
+                 *       "cluster_id": "8e4b2a6c-1f3d-4c7a-b5e9-6d2f0a8c4e31",
+                 *       "timezone": "Europe/Paris",
+                 *       "start_time": "07:00",
+                 *       "stop_time": "21:00",
+                 *       "weekdays": [
+                 *         "MONDAY",
+                 *         "TUESDAY",
+                 *         "WEDNESDAY",
+                 *         "THURSDAY",
+                 *         "FRIDAY",
+                 *         "SATURDAY"
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["createDeploymentRule.request"];
             };
         };
@@ -13811,6 +14296,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "timezone": "America/New_York",
+                 *       "start_time": "07:00",
+                 *       "stop_time": "18:00",
+                 *       "weekdays": [
+                 *         "MONDAY",
+                 *         "TUESDAY",
+                 *         "WEDNESDAY",
+                 *         "THURSDAY",
+                 *         "FRIDAY"
+                 *       ],
+                 *       "auto_stop": true,
+                 *       "auto_preview": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description IANA time zone, e.g. UTC or Europe/Paris */
                     timezone: string;
@@ -13999,6 +14500,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop",
+                 *       "description": "the database of the API"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -14098,6 +14606,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop?sslmode=require",
+                 *       "description": "the database of the API, over TLS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectEnvironmentVariable.request"];
             };
         };
@@ -14272,6 +14787,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "postgresql://shop@staging-db:5432/shop",
+                 *       "description": "the staging copy"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -14371,6 +14892,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "PG_URL",
+                 *       "description": "the name the migration tool reads"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -14548,6 +15075,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "correct-horse-battery-staple",
+                 *       "description": "the mail relay password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -14647,6 +15181,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "rotated-horse-battery-staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectSecret.request"];
             };
         };
@@ -14821,6 +15361,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "staging-horse-battery-staple",
+                 *       "description": "the staging mail relay"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -14920,6 +15466,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "MAIL_PASSWORD"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -15097,6 +15648,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop",
+                 *       "description": "the database of the API"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -15196,6 +15754,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop?sslmode=require",
+                 *       "description": "the database of the API, over TLS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectEnvironmentVariable.request"];
             };
         };
@@ -15370,6 +15935,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "postgresql://shop@staging-db:5432/shop",
+                 *       "description": "the staging copy"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -15469,6 +16040,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "PG_URL",
+                 *       "description": "the name the migration tool reads"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -15646,6 +16223,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "correct-horse-battery-staple",
+                 *       "description": "the mail relay password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -15745,6 +16329,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "rotated-horse-battery-staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectSecret.request"];
             };
         };
@@ -15919,6 +16509,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "staging-horse-battery-staple",
+                 *       "description": "the staging mail relay"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -16018,6 +16614,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "MAIL_PASSWORD"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -16116,6 +16717,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vars": [
+                 *         {
+                 *           "name": "LOG_LEVEL",
+                 *           "value": "info",
+                 *           "scope": "APPLICATION",
+                 *           "is_secret": false
+                 *         },
+                 *         {
+                 *           "name": "SENTRY_DSN",
+                 *           "value": "https://public-key@sentry.acme.example.com/42",
+                 *           "scope": "APPLICATION",
+                 *           "is_secret": true
+                 *         }
+                 *       ],
+                 *       "overwrite": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["importEnvironmentVariable.request"];
             };
         };
@@ -16293,6 +16913,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop",
+                 *       "description": "the database of the API"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -16392,6 +17019,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop?sslmode=require",
+                 *       "description": "the database of the API, over TLS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectEnvironmentVariable.request"];
             };
         };
@@ -16566,6 +17200,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "postgresql://shop@staging-db:5432/shop",
+                 *       "description": "the staging copy"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -16665,6 +17305,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "PG_URL",
+                 *       "description": "the name the migration tool reads"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -16842,6 +17488,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "correct-horse-battery-staple",
+                 *       "description": "the mail relay password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -16941,6 +17594,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "rotated-horse-battery-staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectSecret.request"];
             };
         };
@@ -17115,6 +17774,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "staging-horse-battery-staple",
+                 *       "description": "the staging mail relay"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -17214,6 +17879,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "MAIL_PASSWORD"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -17312,6 +17982,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vars": [
+                 *         {
+                 *           "name": "LOG_LEVEL",
+                 *           "value": "info",
+                 *           "scope": "CONTAINER",
+                 *           "is_secret": false
+                 *         },
+                 *         {
+                 *           "name": "SENTRY_DSN",
+                 *           "value": "https://public-key@sentry.acme.example.com/42",
+                 *           "scope": "CONTAINER",
+                 *           "is_secret": true
+                 *         }
+                 *       ],
+                 *       "overwrite": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["importEnvironmentVariable.request"];
             };
         };
@@ -17489,6 +18178,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop",
+                 *       "description": "the database of the API"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -17588,6 +18284,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop?sslmode=require",
+                 *       "description": "the database of the API, over TLS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectEnvironmentVariable.request"];
             };
         };
@@ -17762,6 +18465,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "postgresql://shop@staging-db:5432/shop",
+                 *       "description": "the staging copy"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -17861,6 +18570,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "PG_URL",
+                 *       "description": "the name the migration tool reads"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -18038,6 +18753,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "correct-horse-battery-staple",
+                 *       "description": "the mail relay password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -18137,6 +18859,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "rotated-horse-battery-staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectSecret.request"];
             };
         };
@@ -18311,6 +19039,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "staging-horse-battery-staple",
+                 *       "description": "the staging mail relay"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -18410,6 +19144,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "MAIL_PASSWORD"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -18508,6 +19247,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vars": [
+                 *         {
+                 *           "name": "LOG_LEVEL",
+                 *           "value": "info",
+                 *           "scope": "JOB",
+                 *           "is_secret": false
+                 *         },
+                 *         {
+                 *           "name": "SENTRY_DSN",
+                 *           "value": "https://public-key@sentry.acme.example.com/42",
+                 *           "scope": "JOB",
+                 *           "is_secret": true
+                 *         }
+                 *       ],
+                 *       "overwrite": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["importEnvironmentVariable.request"];
             };
         };
@@ -18685,6 +19443,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop",
+                 *       "description": "the database of the API"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -18784,6 +19549,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "DATABASE_URL",
+                 *       "value": "postgresql://shop@main-db:5432/shop?sslmode=require",
+                 *       "description": "the database of the API, over TLS"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectEnvironmentVariable.request"];
             };
         };
@@ -18958,6 +19730,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "postgresql://shop@staging-db:5432/shop",
+                 *       "description": "the staging copy"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -19057,6 +19835,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "PG_URL",
+                 *       "description": "the name the migration tool reads"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -19234,6 +20018,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "correct-horse-battery-staple",
+                 *       "description": "the mail relay password"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariable.request"];
             };
         };
@@ -19333,6 +20124,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "SMTP_PASSWORD",
+                 *       "value": "rotated-horse-battery-staple"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectSecret.request"];
             };
         };
@@ -19507,6 +20304,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "staging-horse-battery-staple",
+                 *       "description": "the staging mail relay"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableOverride.request"];
             };
         };
@@ -19606,6 +20409,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "MAIL_PASSWORD"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createProjectEnvironmentVariableAlias.request"];
             };
         };
@@ -19785,6 +20593,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "LOG_LEVEL",
+                 *       "value": "info",
+                 *       "is_secret": false,
+                 *       "variable_scope": "APPLICATION",
+                 *       "variable_parent_id": "a3f5c8e1-6b2d-4f7a-9e0c-1d8b4a6f2e73"
+                 *     }
+                 */
                 "application/json": {
                     /** @description case sensitive; letters, digits and underscores, starting with a letter; at most 255 characters; QOVERY_ and BERTH_ are reserved */
                     key: string;
@@ -19990,6 +20807,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "vars": [
+                 *         {
+                 *           "name": "LOG_LEVEL",
+                 *           "value": "info",
+                 *           "scope": "APPLICATION",
+                 *           "is_secret": false
+                 *         },
+                 *         {
+                 *           "name": "SENTRY_DSN",
+                 *           "value": "https://public-key@sentry.acme.example.com/42",
+                 *           "scope": "APPLICATION",
+                 *           "is_secret": true
+                 *         }
+                 *       ],
+                 *       "overwrite": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["importEnvironmentVariable.request"];
             };
         };
@@ -20088,6 +20924,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "LOG_LEVEL",
+                 *       "value": "debug",
+                 *       "description": "verbose while we chase the checkout bug"
+                 *     }
+                 */
                 "application/json": components["schemas"]["editProjectEnvironmentVariable.request"];
             };
         };
@@ -20260,6 +21103,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "APP_LOG_LEVEL",
+                 *       "alias_scope": "APPLICATION",
+                 *       "alias_parent_id": "a3f5c8e1-6b2d-4f7a-9e0c-1d8b4a6f2e73"
+                 *     }
+                 */
                 "application/json": {
                     /** @description case sensitive; letters, digits and underscores, starting with a letter; at most 255 characters; QOVERY_ and BERTH_ are reserved */
                     key: string;
@@ -20367,6 +21217,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "value": "debug",
+                 *       "override_scope": "APPLICATION",
+                 *       "override_parent_id": "a3f5c8e1-6b2d-4f7a-9e0c-1d8b4a6f2e73"
+                 *     }
+                 */
                 "application/json": {
                     value: string;
                     /** @enum {string} */
@@ -20555,6 +21412,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Anthropic",
+                 *       "description": "The Claude account of the organization",
+                 *       "type": "CLAUDE",
+                 *       "credential": "sk-ant-your-api-key"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     description?: string | null;
@@ -20741,6 +21606,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Claude for every workflow of the organization"
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     description?: string | null;
@@ -21006,6 +21876,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "GitHub",
+                 *       "description": "Issues and pull requests of the acme repositories",
+                 *       "url": "https://api.githubcopilot.com/mcp/",
+                 *       "headers": {
+                 *         "Authorization": "Bearer your-github-token"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["createMcpServer.request"];
             };
         };
@@ -21180,6 +22060,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "GitHub",
+                 *       "url": "https://api.githubcopilot.com/mcp/",
+                 *       "headers": {
+                 *         "Authorization": "Bearer your-rotated-github-token"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["createMcpServer.request"];
             };
         };
@@ -21439,6 +22328,52 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Nightly triage",
+                 *       "description": "Labels and answers the issues opened during the day",
+                 *       "agent_prompt": "Read the issues of acme/shop opened since the last run. Label each one (bug, feature, question), ask for a reproduction when a bug report has none, and post a summary of what you did.",
+                 *       "model": {
+                 *         "type": "CLAUDE",
+                 *         "api_key": "sk-ant-your-api-key",
+                 *         "settings": "{\"model\":\"claude-sonnet-4-5\",\"max_turns\":40}"
+                 *       },
+                 *       "project_repositories": [
+                 *         {
+                 *           "url": "https://github.com/acme/shop.git",
+                 *           "branch": "main"
+                 *         }
+                 *       ],
+                 *       "governance": {
+                 *         "host_allowlist": [
+                 *           "api.github.com",
+                 *           "github.com"
+                 *         ]
+                 *       },
+                 *       "resources": {
+                 *         "cpu_milli": 1000,
+                 *         "ram_mib": 2048,
+                 *         "gpu": 0,
+                 *         "storage_gib": 5
+                 *       },
+                 *       "schedule": {
+                 *         "cron_expression": "0 2 * * *",
+                 *         "timezone": "Europe/Paris"
+                 *       },
+                 *       "outputs": [
+                 *         {
+                 *           "name": "team-chat",
+                 *           "url": "https://chat.acme.example.com/hooks/triage",
+                 *           "instructions": "One line per issue: its number, the label given and why"
+                 *         }
+                 *       ],
+                 *       "webhook_ip_allowlist": [
+                 *         "192.0.2.0/24",
+                 *         "2001:db8::/32"
+                 *       ],
+                 *       "execution_mode": "IN_PLACE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["createAgenticWorkflow.request"];
             };
         };
@@ -21613,6 +22548,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Nightly triage",
+                 *       "agent_prompt": "Read the issues of acme/shop opened since the last run. Label each one (bug, feature, question), ask for a reproduction when a bug report has none, and post a summary of what you did. Skip the issues labelled wontfix.",
+                 *       "model": {
+                 *         "type": "CLAUDE",
+                 *         "settings": "{\"model\":\"claude-sonnet-4-5\",\"max_turns\":60}"
+                 *       },
+                 *       "schedule": {
+                 *         "cron_expression": "0 1 * * *",
+                 *         "timezone": "Europe/Paris"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["createAgenticWorkflow.request"];
             };
         };
@@ -21926,6 +22875,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "opened",
+                 *       "issue": {
+                 *         "number": 1347,
+                 *         "title": "Checkout answers 502 on carts of more than 50 items",
+                 *         "html_url": "https://github.com/acme/shop/issues/1347"
+                 *       }
+                 *     }
+                 */
                 "application/json": unknown;
             };
         };
@@ -22277,6 +23236,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "force_cancel": false
+                 *     }
+                 */
                 "application/json": {
                     force_cancel?: boolean;
                 };
@@ -22562,6 +23526,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -22739,6 +23704,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "git_commit_id": "4f2d9c1b7e3a8d6f0b5c2e9a1d7f3b8c6e0a4d2f"
+                 *     }
+                 */
                 "application/json": {
                     git_commit_id?: string | null;
                 };
@@ -22839,6 +23809,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -22937,6 +23908,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -23035,6 +24007,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -23133,6 +24106,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -23551,6 +24525,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "image_tag": "7.4"
+                 *     }
+                 */
                 "application/json": {
                     image_tag?: string | null;
                 };
@@ -23651,6 +24630,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -23749,6 +24729,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -23847,6 +24828,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -23945,6 +24927,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -24363,6 +25346,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -24461,6 +25445,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -24559,6 +25544,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -24657,6 +25643,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -24755,6 +25742,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -25173,6 +26161,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "image_tag": "1.3.0"
+                 *     }
+                 */
                 "application/json": {
                     git_commit_id?: string | null;
                     image_tag?: string | null;
@@ -25274,6 +26267,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -25372,6 +26366,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -25470,6 +26465,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -25888,6 +26884,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -25986,6 +26983,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -26084,6 +27082,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -26182,6 +27181,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -26280,6 +27280,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "force_cancel": false
+                 *     }
+                 */
                 "application/json": {
                     force_cancel?: boolean;
                 };
@@ -26859,6 +27864,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "force_cancel": false
+                 *     }
+                 */
                 "application/json": {
                     force_cancel?: boolean;
                 };
@@ -26959,6 +27969,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "force_cancel": false
+                 *     }
+                 */
                 "application/json": {
                     force_cancel?: boolean;
                 };
@@ -27141,6 +28156,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "STANDARD",
+                 *       "target_url": "https://hooks.acme.example.com/berth",
+                 *       "description": "Production deployments, for the on-call channel",
+                 *       "events": [
+                 *         "DEPLOYMENT_STARTED",
+                 *         "DEPLOYMENT_SUCCEEDED",
+                 *         "DEPLOYMENT_FAILED"
+                 *       ],
+                 *       "project_names_filter": [
+                 *         "shop*"
+                 *       ],
+                 *       "environment_types_filter": [
+                 *         "PRODUCTION"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     kind?: "STANDARD" | "SLACK";
                     /** @description absolute http or https URL */
@@ -27349,6 +28382,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": false,
+                 *       "description": "Paused while the on-call channel moves"
+                 *     }
+                 */
                 "application/json": {
                     kind?: "STANDARD" | "SLACK";
                     /** @description absolute http or https URL */
@@ -27619,6 +28658,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -27718,6 +28758,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };

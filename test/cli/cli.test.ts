@@ -2,7 +2,8 @@
 // berth. Login from stdin (token never in argv, file mode 0600), context by names, status and
 // services with --json, deploy --wait to the final status and its exit code (success and the
 // fail-deploy marker), logs -f receiving lines as they are written, env set then redeploy,
-// secrets never printed, and errors as one line with their documented exit codes.
+// secrets never printed, whoami with the role in each organization, and errors as one line with
+// their documented exit codes.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -67,7 +68,25 @@ describe('berth client commands', () => {
     assert.equal(who.code, 0, who.stderr);
     const info = JSON.parse(who.stdout);
     assert.equal(info.url, s.url);
-    assert.deepEqual(info.organizations, [{ id: s.org.id, name: s.org.name }]);
+    assert.deepEqual(info.organizations, [{ id: s.org.id, name: s.org.name, role: 'OWNER', permissions: { read: true, write: true, manage: true, own: true } }]);
+    assert.equal(info.principal.kind, 'TOKEN');
+  });
+
+  test('whoami names the token and its role in its organization, and what the role allows', async () => {
+    for (const [role, may] of [['DEVOPS', 'read, write'], ['VIEWER', 'read']] as const) {
+      const made = await s.t.request('POST', `/organization/${s.org.id}/apiToken`, { token: s.org.token, body: { name: `cli-${role.toLowerCase()}`, role } });
+      assert.equal(made.status, 201, made.raw);
+      const env = { BERTH_URL: s.url, BERTH_TOKEN: made.body.token };
+      const human = await berth(s.newConfigDir(), ['whoami'], { env });
+      assert.equal(human.code, 0, human.stderr);
+      assert.match(human.stdout, new RegExp(`^as\\s+token cli-${role.toLowerCase()}$`, 'm'));
+      assert.match(human.stdout, /ORGANIZATIONS THIS TOKEN SEES\s+ROLE\s+MAY\s+ID/);
+      assert.match(human.stdout, new RegExp(`^ ${s.org.name}\\s+${role}\\s+${may}\\s+${s.org.id}$`, 'm'));
+      const json = JSON.parse((await berth(s.newConfigDir(), ['whoami', '--json'], { env })).stdout);
+      assert.deepEqual(json.principal, { kind: 'TOKEN', id: made.body.id, name: `cli-${role.toLowerCase()}` });
+      assert.deepEqual(json.organizations.map((o: { role: string; permissions: { write: boolean; manage: boolean } }) => [o.role, o.permissions.write, o.permissions.manage]),
+        [[role, role === 'DEVOPS', false]]);
+    }
   });
 
   test('context set by names (any case) is shown by context and used by status and services', async () => {

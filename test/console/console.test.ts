@@ -1,8 +1,9 @@
 // The console in a real browser (Debian's Chromium) against a real, listening berth: what a new
 // user does first, end to end — sign in with a token, create a project, an environment and an
 // application, add a variable and a secret, deploy and watch it reach RUNNING with its log
-// live, see a validation error next to its field, be a viewer who sees no mutate button and is
-// refused anyway, and sign out. CONSOLE_SCREENSHOTS=1 refreshes the pictures in docs/console/.
+// live, see a validation error next to its field, be a DEVOPS token who sees the service and
+// deploy buttons but not the admin ones, be a viewer who sees no mutate button and is refused
+// anyway, and sign out. CONSOLE_SCREENSHOTS=1 refreshes the pictures in docs/console/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -179,11 +180,44 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
     assert.equal(await page.locator('[data-status="STOPPED"]').count(), 0);
   });
 
+  test('a DEVOPS token sees the service and deploy buttons its role allows (decision 0605), not the admin ones', async () => {
+    await button('Sign out').click();
+    await page.getByLabel('API token').fill(await org.tokenFor('DEVOPS'));
+    await button('Sign in').click();
+    await page.getByRole('heading', { name: 'Organizations' }).waitFor();
+    await page.goto(`${berth.base}/ui/organizations/${org.id}`);
+    await page.getByText('Your role: DevOps').waitFor();
+    await page.getByRole('link', { name: names.project }).waitFor();
+    assert.equal(await button('New project').count(), 0, 'projects need an admin');
+    assert.equal(await page.getByText(/^Read-only/).count(), 0);
+    await page.goto(serviceUrl);
+    await page.getByRole('heading', { name: new RegExp(`^${names.app}`) }).waitFor();
+    const actions = page.getByRole('group', { name: 'Actions' });
+    await actions.getByRole('button', { name: 'Deploy', exact: true }).waitFor();
+    for (const name of ['Redeploy', 'Restart', 'Stop', 'Delete', 'Edit settings']) {
+      assert.equal(await actions.getByRole('button', { name, exact: true }).count(), 1, `a ${name} button for DEVOPS`);
+    }
+    assert.ok(await button('Delete').count() > 1, "and each variable's Delete");
+    // and it works: a variable added through the console as DEVOPS
+    await button('Add variable').click();
+    await page.getByLabel('Key').fill('FROM_DEVOPS');
+    await page.getByLabel('Value', { exact: true }).fill('yes');
+    await button('Add').click();
+    await page.locator('tr[data-variable="FROM_DEVOPS"]').waitFor();
+    await page.getByRole('link', { name: names.environment }).click();
+    await button('Deploy all').waitFor();
+    assert.equal(await button('New service').count(), 1);
+    assert.equal(await button('Delete environment').count(), 0, 'environments need an admin');
+  });
+
   test('a viewer sees no mutate button, and the server refuses the mutation anyway', async () => {
     await button('Sign out').click();
     await page.getByLabel('API token').fill(viewerToken);
     await button('Sign in').click();
     await page.getByRole('heading', { name: 'Organizations' }).waitFor();
+    await page.goto(`${berth.base}/ui/organizations/${org.id}`);
+    await page.getByText('Your role: Viewer').waitFor();
+    await page.getByText(/^Read-only/).waitFor();
     await page.goto(serviceUrl);
     await page.getByRole('heading', { name: new RegExp(`^${names.app}`) }).waitFor();
     await page.locator('tr[data-variable="GREETING"]').waitFor();

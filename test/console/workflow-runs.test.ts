@@ -3,7 +3,8 @@
 // payload and figures and the delivery of its result to an output (redelivered); the payload
 // editor refuses what is not JSON; a transcript's lines are styled by kind; a result, message,
 // payload or log line holding markup is shown as text; a queued and a running run are canceled
-// after a confirmation; a viewer sees runs but no Run now, Cancel or Redeliver.
+// after a confirmation; a viewer sees runs but no Run now, Cancel or Redeliver; a DEVOPS token
+// sees Run now and starts a run.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -269,5 +270,22 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
     }, { id: workflowId, token: viewerToken });
     assert.equal(refused, 403);
     await viewer.close();
+  });
+
+  test('a DEVOPS token sees Run now and Edit settings (its role allows runs, decision 0605) and starts a run', async () => {
+    const devops = await chrome.context.newPage();
+    await devops.addInitScript((t) => sessionStorage.setItem('berth.credential', t), await org.tokenFor('DEVOPS'));
+    await devops.goto(`${berth.base}/ui/workflows/${workflowId}`);
+    await devops.getByText('Incoming webhook').waitFor();
+    await button('Run now', devops).waitFor();
+    assert.equal(await button('Edit settings', devops).count(), 1);
+    await button('Run now', devops).click();
+    await devops.getByLabel('Payload (JSON)').fill('{"from": "devops"}');
+    await button('Start run', devops).click();
+    await devops.waitForURL(new RegExp(`/ui/workflows/${workflowId}/runs/${UUID}$`));
+    await statusBadge(devops).and(devops.locator('[data-status="SUCCEEDED"]')).waitFor({ timeout: 20_000 });
+    const run = (await api('GET', `/agenticWorkflow/${workflowId}/run/${devops.url().split('/').pop()}`)).body;
+    assert.deepEqual([run.trigger, run.payload], ['MANUAL', { from: 'devops' }]);
+    await devops.close();
   });
 });

@@ -30,7 +30,9 @@ export function OrganizationPage(p: PageProps & { orgId: string; tab: string }) 
   return (
     <Frame crumbs={[{ label: 'Organizations', href: '/ui' }, { label: name }]} onSignOut={p.signOut} engine={p.engine}>
       <h1>{name}</h1>
+      {caps.roleName && <p className="muted small">Your role: {caps.roleName}</p>}
       {caps.known && !caps.canWrite && <p className="note">Read-only: your role can look but not change anything here.</p>}
+      {caps.canWrite && !caps.canManage && <p className="note">Your role deploys and edits services, their variables and agentic workflows; projects, environments and the organization's settings need an admin.</p>}
       <ErrorNote error={org.error} />
       <nav className="tabs" aria-label="Organization sections">
         {TABS.map(([key, label]) => (

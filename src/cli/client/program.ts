@@ -65,7 +65,7 @@ export function buildProgram(): Command {
     .addHelpText('after', examples(['berth logout', 'berth logout --server staging']))
     .action(run(async () => (await import('./commands/auth.ts')).logout));
 
-  program.command('whoami').description('the server, organizations and context this token works in').addOption(json)
+  program.command('whoami').description('the server, the organizations this token sees with its role in each, and the context').addOption(json)
     .addHelpText('after', examples(['berth whoami', 'berth whoami --json']))
     .action(run(async () => (await import('./commands/auth.ts')).whoami));
 

@@ -5,7 +5,7 @@ import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
 import { ROLE_IDS, ROLE_NAMES, ROLES } from '../access/roles.ts';
 import {
-  AvailableRoleList, InviteMember, InviteMemberList, InviteMemberRequest, Member, MemberDeleteRequest, MemberList,
+  AvailableRoleList, CurrentRole, InviteMember, InviteMemberList, InviteMemberRequest, Member, MemberDeleteRequest, MemberList,
   MemberRoleUpdateRequest,
 } from './members.schemas.ts';
 
@@ -22,6 +22,14 @@ export function memberRoutes(app: App, ctx: AppContext): void {
     await ctx.services.organizations.authorize(req.principal, req.params.organizationId, 'read');
     return { results: [...ROLES].reverse().map((r) => ({ id: ROLE_IDS[r], name: ROLE_NAMES[r] })) };
   });
+
+  app.get('/organization/:organizationId/currentRole', {
+    schema: {
+      tags, operationId: 'getOrganizationCurrentRole', summary: "The caller's own role in the organization and what it allows",
+      description: 'berth only (decision 0605): the role of the API token or signed-in user making the request, for any role; the same `role`, `role_name` and `role_id` as its member row. 403 for another organization\'s token or a non-member.',
+      params: OrgParams, response: { 200: CurrentRole },
+    },
+  }, async (req) => svc.currentRole(req.principal, req.params.organizationId));
 
   app.get('/organization/:organizationId/member', {
     schema: { tags, operationId: 'getOrganizationMembers', params: OrgParams, querystring: PageQuery, response: { 200: MemberList } },

@@ -1,15 +1,16 @@
 // Members and invitations. ADMINs invite by email with a role no higher than their own; the
 // invited user, signed in with a JWT carrying that email, accepts and becomes a member. There
 // is one OWNER: its role changes only through transferOwnership, and it cannot be removed.
+// Any caller may ask its own role in an organization it belongs to (decision 0605).
 import type { Db } from '../../db/db.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import type { AccessService } from '../access/access.service.ts';
 import { displayName, type Principal } from '../access/principal.ts';
-import { canGrant, resolveRole, type Role } from '../access/roles.ts';
+import { ROLE_IDS, ROLE_NAMES, canGrant, resolveRole, roleAllows, type Role } from '../access/roles.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './members.repo.ts';
-import type { InviteMember, InviteMemberRequest, Member } from './members.schemas.ts';
+import type { CurrentRole, InviteMember, InviteMemberRequest, Member } from './members.schemas.ts';
 
 export const INVITATION_TTL_DAYS = 7;
 
@@ -17,6 +18,8 @@ type Paged<T> = ReturnType<typeof page<T>>;
 
 export interface MembersService {
   list(p: Principal, orgId: string, req: PageRequest): Promise<Paged<Member>>;
+  /** the caller's own role and what it allows: 404 unknown organization, 403 not a member (or another organization's token) */
+  currentRole(p: Principal, orgId: string): Promise<CurrentRole>;
   changeRole(p: Principal, orgId: string, body: { user_id: string; role?: string; role_id?: string }): Promise<Member>;
   remove(p: Principal, orgId: string, userId: string): Promise<void>;
   invite(p: Principal, orgId: string, body: InviteMemberRequest): Promise<InviteMember>;
@@ -45,6 +48,19 @@ export function createMembersService(deps: { db: Db; access: AccessService; orga
       await organizations.authorize(p, orgId, 'read');
       const { items, total } = await repo.listMembers(db, orgId, req.limit, req.offset);
       return page(req, items, total);
+    },
+    async currentRole(p, orgId) {
+      const role = await organizations.authorize(p, orgId, 'read');
+      return {
+        organization_id: orgId, role, role_name: ROLE_NAMES[role], role_id: ROLE_IDS[role],
+        principal: p.kind === 'token'
+          ? { kind: 'TOKEN', id: p.id, name: p.name }
+          : { kind: 'USER', id: p.id, name: p.name ?? p.email ?? p.sub },
+        permissions: {
+          read: roleAllows(role, 'read'), write: roleAllows(role, 'write'),
+          manage: roleAllows(role, 'manage'), own: roleAllows(role, 'own'),
+        },
+      };
     },
     async changeRole(p, orgId, body) {
       const myRole = await organizations.authorize(p, orgId, 'manage');

@@ -1,5 +1,6 @@
 // berth login / logout / whoami: tokens come from a hidden prompt or stdin (never argv), are
 // checked against the server before they are saved, and live in the config file (mode 0600).
+// whoami names the caller and its role in each organization it sees.
 import * as prompts from '@clack/prompts';
 import { apiClient, ok } from '../api.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
@@ -54,17 +55,24 @@ export function logout(opts: GlobalOptions & { all?: boolean }): void {
 export async function whoami(opts: GlobalOptions): Promise<void> {
   const s = openSession(opts);
   const orgs = await ok(s.api.GET('/organization'));
+  // the caller's own role in each organization (GET …/currentRole, decision 0605)
+  const roles = await Promise.all(orgs.results.map((o) =>
+    ok(s.api.GET('/organization/{organizationId}/currentRole', { params: { path: { organizationId: o.id } } }))));
   const info = {
     server: s.name, url: s.server.url,
-    organizations: orgs.results.map((o) => ({ id: o.id, name: o.name })),
+    principal: roles[0]?.principal ?? null,
+    organizations: orgs.results.map((o, i) => ({ id: o.id, name: o.name, role: roles[i]!.role, permissions: roles[i]!.permissions })),
     context: s.server.context,
     servers: Object.keys(s.config.servers),
   };
   if (opts.json) return printJson(info);
+  const who = info.principal ? `${info.principal.kind === 'TOKEN' ? 'token' : 'user'} ${info.principal.name}` : color.dim('(no organization to ask)');
   process.stdout.write(`server        ${color.bold(s.name)}  ${s.server.url}\n`);
+  process.stdout.write(`as            ${who}\n`);
   process.stdout.write(`organization  ${s.server.context.organization?.name ?? color.dim('(none chosen)')}\n`);
   process.stdout.write(`project       ${s.server.context.project?.name ?? color.dim('(none chosen)')}\n`);
   process.stdout.write(`environment   ${s.server.context.environment?.name ?? color.dim('(none chosen)')}\n`);
   process.stdout.write('\n');
-  printTable(['ORGANIZATIONS THIS TOKEN SEES', 'ID'], info.organizations.map((o) => [o.name, o.id]));
+  const may = (p: Record<string, boolean>) => Object.keys(p).filter((k) => p[k]).join(', ');
+  printTable(['ORGANIZATIONS THIS TOKEN SEES', 'ROLE', 'MAY', 'ID'], info.organizations.map((o) => [o.name, o.role, may(o.permissions), o.id]));
 }
