@@ -39,7 +39,8 @@ export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-function makeAjv(coerce: boolean): Ajv {
+/** the validator of bodies (coerce false) and of query strings and path parameters (coerce true) */
+export function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     coerceTypes: coerce ? 'array' : false,
     removeAdditional: true,

@@ -1,8 +1,10 @@
 // The OpenAPI 3.1 document, generated from the routes' own TypeBox schemas as they are
-// registered (never restated by hand), with both security schemes and the error responses of
-// every operation. Served at /openapi.json; /docs renders it (src/http/docs.ts).
+// registered (never restated by hand), with both security schemes, the error responses of
+// every operation and an example of every request body (src/http/examples, decision 0407).
+// Served at /openapi.json; /docs renders it (src/http/docs.ts).
 import type { RouteOptions } from 'fastify';
 import { roleTableMarkdown } from '../modules/access/role-table.ts';
+import { requestExample } from './examples/index.ts';
 import { ErrorBody, optionalBody } from './schemas.ts';
 
 interface RouteSchema {
@@ -161,7 +163,10 @@ export function createOpenApiCollector(info: { version: string; publicUrl: strin
           description: op.schema.description,
           ...(op.isPublic ? { security: [] } : {}),
           parameters: parameters.length ? parameters : undefined,
-          requestBody: op.schema.body ? { required: !op.bodyOptional, content: { 'application/json': { schema: op.schema.body } } } : undefined,
+          requestBody: op.schema.body ? {
+            required: !op.bodyOptional,
+            content: { 'application/json': { schema: op.schema.body, example: requestExample(op.schema.operationId, op.schema.body) } },
+          } : undefined,
           responses,
         };
       }

@@ -8,6 +8,7 @@ import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { serviceExamples } from '../../src/http/examples/services.ts';
 
 const GIT_APP = { git_repository: { url: 'https://github.com/acme/web.git', branch: 'main' }, build_mode: 'DOCKER', ports: [{ internal_port: 8080, publicly_accessible: true }] };
 
@@ -35,11 +36,11 @@ describe('deployments', () => {
     const env = await seedEnvironment(t, org);
     const app = await seedService(t, env, 'APPLICATION', GIT_APP);
     assert.equal((await service(app)).deployment_status, 'NEVER_DEPLOYED');
-    const r = await t.request('POST', `/application/${app}/deploy`, { token: org.token, body: { git_commit_id: 'abc123' } });
+    const r = await t.request('POST', `/application/${app}/deploy`, { token: org.token, body: serviceExamples.deployApplication });
     assert.equal(r.status, 202);
     assert.equal(r.body.status, 'QUEUED');
     assert.equal(r.body.application_id, app);
-    assert.equal(r.body.git_commit_id, 'abc123');
+    assert.equal(r.body.git_commit_id, serviceExamples.deployApplication.git_commit_id);
     assert.match(r.body.created_at, /Z$/);
     assert.equal((await service(app)).state, 'DEPLOYMENT_QUEUED');
     const seen = new Set<string>();
@@ -88,8 +89,8 @@ describe('deployments', () => {
     const a = await seedService(t, env, 'APPLICATION', GIT_APP, 'web-fail-build');
     const c = await seedService(t, env, 'CONTAINER', { image_name: 'nginx', tag: 'fail-deploy' });
     const ra = await t.request('POST', `/application/${a}/deploy`, { token: org.token, body: {} });
-    const rc = await t.request('POST', `/container/${c}/deploy`, { token: org.token, body: { image_tag: '1.27' } });
-    assert.equal(rc.body.image_tag, '1.27');
+    const rc = await t.request('POST', `/container/${c}/deploy`, { token: org.token, body: serviceExamples.deployContainer });
+    assert.equal(rc.body.image_tag, serviceExamples.deployContainer.image_tag);
     const da = await settled(ra.body.id);
     assert.equal(da.status, 'BUILD_ERROR');
     assert.match(da.message, /fail-build/);

@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedEnvironment, seedService } from '../support/factories.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 describe('API interoperability', () => {
   let t: TestApp;
@@ -63,11 +64,13 @@ describe('API interoperability', () => {
     assert.match(expectErrorBody(await t.request('PUT', url, { token: org.token, body: { 'loki.retention': 3 } }), 400).message, /loki\.retention/);
     expectErrorBody(await t.request('PUT', url, { token: org.token, body: { 'loki.log_retention_in_week': 'four' } }), 400);
     expectErrorBody(await t.request('PUT', url, { token: await org.tokenFor('DEVOPS'), body: { 'loki.log_retention_in_week': 2 } }), 403);
-    const put = await t.request('PUT', url, { token: org.token, body: { 'database.redis.allowed_cidrs': ['10.0.0.0/8'], 'loki.log_retention_in_week': 12 } });
+    // the reference's example, and a default value (12 weeks), which is not stored
+    const example = hierarchyExamples.editClusterAdvancedSettings;
+    const put = await t.request('PUT', url, { token: org.token, body: { ...example, 'loki.log_retention_in_week': 12 } });
     assert.equal(put.status, 201);
-    assert.deepEqual(put.body['database.redis.allowed_cidrs'], ['10.0.0.0/8']);
+    assert.deepEqual(put.body['database.redis.allowed_cidrs'], example['database.redis.allowed_cidrs']);
     const stored = await t.ctx.db.query<{ advanced_settings: Record<string, unknown> }>('select advanced_settings from clusters where id = $1', [env.clusterId]);
-    assert.deepEqual(stored[0]!.advanced_settings, { 'database.redis.allowed_cidrs': ['10.0.0.0/8'] });
+    assert.deepEqual(stored[0]!.advanced_settings, example);
     expectErrorBody(await t.request('GET', `/organization/${org.id}/cluster/00000000-0000-4000-8000-000000000000/advancedSettings`, { token: org.token }), 404);
   });
 

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { startTestOidc, type TestOidc } from '../support/oidc.ts';
+import { hierarchyExamples as ex } from '../../src/http/examples/hierarchy.ts';
 
 describe('organizations', () => {
   let t: TestApp;
@@ -35,6 +36,16 @@ describe('organizations', () => {
     assert.deepEqual(bobs.body.results, []);
     const members = await t.request('GET', `/organization/${r.body.id}/member`, { bearer: alice });
     assert.equal(members.body.results[0].role, 'OWNER');
+  });
+
+  test('the reference\'s example creates an organization with every member it sends', async () => {
+    const r = await t.request('POST', '/organization', { bearer: alice, body: ex.createOrganization });
+    assert.equal(r.status, 201, r.raw);
+    for (const k of Object.keys(ex.createOrganization) as (keyof typeof ex.createOrganization)[]) assert.deepEqual(r.body[k], ex.createOrganization[k], k);
+    const edited = await t.request('PUT', `/organization/${r.body.id}`, { bearer: alice, body: ex.editOrganization });
+    assert.equal(edited.status, 200, edited.raw);
+    for (const k of Object.keys(ex.editOrganization) as (keyof typeof ex.editOrganization)[]) assert.deepEqual(edited.body[k], ex.editOrganization[k], k);
+    assert.deepEqual(edited.body.admin_emails, ex.createOrganization.admin_emails, 'omitted members keep their value');
   });
 
   test('organization names are unique case-insensitively (409)', async () => {
@@ -107,8 +118,8 @@ describe('organizations', () => {
     // role changes: never to OWNER, the OWNER's role is fixed, then removal
     const bobId = members.body.results.find((m: { role: string }) => m.role === 'DEVOPS').id;
     expectErrorBody(await t.request('PUT', `/organization/${orgId}/member`, { bearer: alice, body: { user_id: bobId, role: 'OWNER' } }), 400);
-    const promoted = await t.request('PUT', `/organization/${orgId}/member`, { bearer: alice, body: { user_id: bobId, role: 'ADMIN' } });
-    assert.equal(promoted.body.role, 'ADMIN');
+    const promoted = await t.request('PUT', `/organization/${orgId}/member`, { bearer: alice, body: { ...ex.editOrganizationMemberRole, user_id: bobId } });
+    assert.equal(promoted.body.role, ex.editOrganizationMemberRole.role);
     const aliceId = members.body.results.find((m: { role: string }) => m.role === 'OWNER').id;
     expectErrorBody(await t.request('PUT', `/organization/${orgId}/member`, { bearer: bob, body: { user_id: aliceId, role: 'VIEWER' } }), 409);
     expectErrorBody(await t.request('DELETE', `/organization/${orgId}/member`, { bearer: bob, body: { user_id: aliceId } }), 409);
@@ -120,6 +131,8 @@ describe('organizations', () => {
     const dave = await oidc.sign({ sub: 'org-dave', email: 'dave@example.com' });
     const erin = await oidc.sign({ sub: 'org-erin', email: 'erin@example.com' });
     const orgId = (await t.request('POST', '/organization', { bearer: dave, body: { name: 'Transfer Co' } })).body.id;
+    const pending = await t.request('POST', `/organization/${orgId}/inviteMember`, { bearer: dave, body: ex.postInviteMember });
+    assert.deepEqual([pending.status, pending.body.email, pending.body.role], [201, ex.postInviteMember.email, ex.postInviteMember.role]);
     const inv = await t.request('POST', `/organization/${orgId}/inviteMember`, { bearer: dave, body: { email: 'erin@example.com', role_id: '00000000-0000-4000-8000-00000000a004' } });
     assert.equal(inv.body.role, 'VIEWER');
     await t.request('POST', `/organization/${orgId}/inviteMember/${inv.body.id}`, { bearer: erin });
@@ -132,8 +145,9 @@ describe('organizations', () => {
 
   test('tokens: the secret is in the creation response only; roles cannot exceed the creator', async () => {
     const org = await seedOrganization(t);
-    const r = await t.request('POST', `/organization/${org.id}/apiToken`, { token: org.token, body: { name: 'ci', description: 'for CI', role: 'DEVOPS' } });
+    const r = await t.request('POST', `/organization/${org.id}/apiToken`, { token: org.token, body: ex.createOrganizationApiToken });
     assert.equal(r.status, 201);
+    assert.deepEqual([r.body.name, r.body.description, r.body.role], [ex.createOrganizationApiToken.name, ex.createOrganizationApiToken.description, 'DEVOPS']);
     assert.match(r.body.token, /^berth_/);
     assert.equal(r.body.role_name, 'DevOps');
     const list = await t.request('GET', `/organization/${org.id}/apiToken`, { token: org.token });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { ensureOrganization } from '../../src/bootstrap.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { seedEnvironment } from '../support/factories.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 
@@ -35,14 +36,15 @@ describe('clusters', () => {
     assert.deepEqual([r.body.cpu, r.body.memory, r.body.gpu], [4000, 8192, 0]);
     assert.equal(r.body.is_default, false, 'the local cluster stays the default');
     assert.equal(r.body.organization.id, org.id);
-    const big = await t.request('POST', `/organization/${org.id}/cluster`, { token: org.token, body: { name: 'big', region: 'r', cloud_provider: 'GCP', cpu: 16000, memory: 65536, gpu: 2, min_running_nodes: 2, max_running_nodes: 5, production: true, kubernetes: 'SELF_MANAGED', instance_type: 'N2_STANDARD_8' } });
+    const example = hierarchyExamples.createCluster;
+    const big = await t.request('POST', `/organization/${org.id}/cluster`, { token: org.token, body: example });
     assert.equal(big.status, 201, big.raw);
-    assert.deepEqual([big.body.cpu, big.body.memory, big.body.gpu, big.body.instance_type], [16000, 65536, 2, 'N2_STANDARD_8']);
+    for (const k of Object.keys(example) as (keyof typeof example)[]) assert.deepEqual(big.body[k], example[k], k);
     const got = await t.request('GET', `/organization/${org.id}/cluster/${big.body.id}`, { token: await org.tokenFor('VIEWER') });
     assert.equal(got.status, 200);
-    assert.equal(got.body.cpu, 16000);
+    assert.deepEqual(got.body, big.body);
     const list = await t.request('GET', `/organization/${org.id}/cluster`, { token: await org.tokenFor('VIEWER') });
-    assert.deepEqual(list.body.results.map((c: { name: string }) => c.name), ['local', 'Prod EU', 'big']);
+    assert.deepEqual(list.body.results.map((c: { name: string }) => c.name), ['local', 'Prod EU', example.name]);
     assert.equal(list.body.pagination.total_count, 3);
     const status = await t.request('GET', `/organization/${org.id}/cluster/${big.body.id}/status`, { token: org.token });
     assert.equal(status.status, 200);
@@ -88,14 +90,16 @@ describe('clusters', () => {
 
   test('edit keeps omitted members; is_default moves the default', async () => {
     const org = await seedOrganization(t);
-    const c = await t.request('POST', `/organization/${org.id}/cluster`, { token: org.token, body: { name: 'e', region: 'r', cloud_provider: 'AWS', cpu: 3000, description: 'd' } });
-    const e = await t.request('PUT', `/organization/${org.id}/cluster/${c.body.id}`, { token: await org.tokenFor('ADMIN'), body: { name: 'e2', region: 'r2', cloud_provider: 'AWS', memory: 1000, is_default: true } });
+    const { createCluster: created, editCluster: edit } = hierarchyExamples;
+    const c = await t.request('POST', `/organization/${org.id}/cluster`, { token: org.token, body: { ...created, name: 'e', region: 'r' } });
+    const e = await t.request('PUT', `/organization/${org.id}/cluster/${c.body.id}`, { token: await org.tokenFor('ADMIN'), body: edit });
     assert.equal(e.status, 200, e.raw);
-    assert.deepEqual([e.body.name, e.body.region, e.body.cpu, e.body.memory, e.body.description, e.body.is_default], ['e2', 'r2', 3000, 1000, 'd', true]);
+    assert.deepEqual([e.body.name, e.body.region, e.body.cpu, e.body.memory, e.body.description, e.body.is_default],
+      [edit.name, edit.region, created.cpu, edit.memory, created.description, true]);
     assert.ok(e.body.updated_at);
     const defaults = await t.ctx.db.query('select id from clusters where organization_id = $1 and is_default', [org.id]);
     assert.deepEqual(defaults.map((d: any) => d.id), [c.body.id]);
-    expectErrorBody(await t.request('PUT', `/organization/${org.id}/cluster/${c.body.id}`, { token: org.token, body: { name: 'e2', region: 'r2', cloud_provider: 'AWS', min_running_nodes: 9 } }), 400);
+    expectErrorBody(await t.request('PUT', `/organization/${org.id}/cluster/${c.body.id}`, { token: org.token, body: { ...edit, min_running_nodes: created.max_running_nodes + 1 } }), 400);
   });
 
   test('VIEWER and DEVOPS may not write (403); another organization\'s token 403; unknown ids 404; no token 401', async () => {

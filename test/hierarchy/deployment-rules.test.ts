@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedCluster, seedEnvironment } from '../support/factories.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 
@@ -17,23 +18,24 @@ describe('deployment rules', () => {
     const p = await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name: 'p' } });
     return { org, pid: p.body.id, cluster: await seedCluster(t, org.id) };
   }
-  const rule = (cluster: string, over: object = {}) => ({
-    name: 'dev rule', mode: 'DEVELOPMENT', cluster_id: cluster, timezone: 'Europe/Paris', start_time: '08:00',
-    stop_time: '1970-01-01T19:30:00.000Z', weekdays: ['MONDAY', 'FRIDAY'], wildcard: 'dev-*', ...over,
-  });
+  const { createDeploymentRule: example, editProjectDeployemtnRule: edit } = hierarchyExamples;
+  /** the reference's example on this organization's cluster, with `over` */
+  const rule = (cluster: string, over: object = {}) => ({ ...example, cluster_id: cluster, ...over });
 
   test('create (201), get, list, edit, delete; times returned in the public form', async () => {
     const { org, pid, cluster } = await setup();
-    const r = await t.request('POST', `/project/${pid}/deploymentRule`, { token: org.token, body: rule(cluster, { auto_stop: true, description: 'd' }) });
+    // a time is HH:MM or a date-time whose time part is used
+    const r = await t.request('POST', `/project/${pid}/deploymentRule`, { token: org.token, body: rule(cluster, { stop_time: '1970-01-01T19:30:00.000Z' }) });
     assert.equal(r.status, 201, r.raw);
     assert.deepEqual(
       [r.body.name, r.body.mode, r.body.cluster_id, r.body.timezone, r.body.start_time, r.body.stop_time, r.body.weekdays, r.body.wildcard, r.body.auto_stop, r.body.priority_index, r.body.description],
-      ['dev rule', 'DEVELOPMENT', cluster, 'Europe/Paris', '1970-01-01T08:00:00.000Z', '1970-01-01T19:30:00.000Z', ['MONDAY', 'FRIDAY'], 'dev-*', true, 0, 'd']);
+      [example.name, example.mode, cluster, example.timezone, '1970-01-01T08:00:00.000Z', '1970-01-01T19:30:00.000Z', example.weekdays, example.wildcard, true, 0, example.description]);
     const got = await t.request('GET', `/project/${pid}/deploymentRule/${r.body.id}`, { token: await org.tokenFor('VIEWER') });
     assert.deepEqual(got.body, r.body);
-    const e = await t.request('PUT', `/project/${pid}/deploymentRule/${r.body.id}`, { token: org.token, body: rule(cluster, { name: 'renamed', weekdays: ['SUNDAY'], wildcard: undefined }) });
+    const e = await t.request('PUT', `/project/${pid}/deploymentRule/${r.body.id}`, { token: org.token, body: { ...edit, cluster_id: cluster } });
     assert.equal(e.status, 200, e.raw);
-    assert.deepEqual([e.body.name, e.body.weekdays, e.body.wildcard, e.body.auto_stop, e.body.description], ['renamed', ['SUNDAY'], 'dev-*', true, 'd']);
+    assert.deepEqual([e.body.name, e.body.start_time, e.body.stop_time, e.body.weekdays, e.body.wildcard, e.body.auto_stop, e.body.description],
+      [edit.name, '1970-01-01T07:00:00.000Z', '1970-01-01T21:00:00.000Z', edit.weekdays, example.wildcard, true, example.description], 'members omitted keep their value');
     const list = await t.request('GET', `/project/${pid}/deploymentRule`, { token: await org.tokenFor('VIEWER') });
     assert.equal(list.body.results.length, 1);
     assert.equal((await t.request('DELETE', `/project/${pid}/deploymentRule/${r.body.id}`, { token: org.token })).status, 204);
@@ -91,7 +93,7 @@ describe('deployment rules', () => {
     const env = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'DEV-login' } });
     assert.deepEqual([env.body.mode, env.body.cluster_id], ['PRODUCTION', cluster]);
     const envRule = await t.request('GET', `/environment/${env.body.id}/deploymentRule`, { token: org.token });
-    assert.deepEqual([envRule.body.start_time, envRule.body.timezone, envRule.body.auto_stop, envRule.body.weekdays], ['1970-01-01T09:15:00.000Z', 'Europe/Paris', true, ['MONDAY', 'FRIDAY']]);
+    assert.deepEqual([envRule.body.start_time, envRule.body.timezone, envRule.body.auto_stop, envRule.body.weekdays], ['1970-01-01T09:15:00.000Z', example.timezone, true, example.weekdays]);
     const explicit = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'dev-2', mode: 'DEVELOPMENT' } });
     assert.equal(explicit.body.mode, 'DEVELOPMENT', 'the request wins over the rule');
     // a cluster named by a rule cannot be deleted
@@ -107,10 +109,10 @@ describe('deployment rules', () => {
     assert.equal(r.status, 200, r.raw);
     assert.deepEqual([r.body.environment.id, r.body.timezone, r.body.start_time, r.body.stop_time, r.body.weekdays, r.body.auto_stop, r.body.auto_preview, r.body.on_demand_preview],
       [env.id, 'UTC', '1970-01-01T08:00:00.000Z', '1970-01-01T19:00:00.000Z', ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'], false, false, false]);
-    const body = { timezone: 'America/New_York', start_time: '07:00', stop_time: '18:00', weekdays: ['SATURDAY'], auto_stop: true, auto_preview: true };
+    const body = hierarchyExamples.editEnvironmentDeploymentRule;
     const e = await t.request('PUT', `/environment/${env.id}/deploymentRule/${r.body.id}`, { token: org.token, body });
     assert.equal(e.status, 200, e.raw);
-    assert.deepEqual([e.body.id, e.body.timezone, e.body.start_time, e.body.weekdays, e.body.auto_stop, e.body.auto_preview], [r.body.id, 'America/New_York', '1970-01-01T07:00:00.000Z', ['SATURDAY'], true, true]);
+    assert.deepEqual([e.body.id, e.body.timezone, e.body.start_time, e.body.weekdays, e.body.auto_stop, e.body.auto_preview], [r.body.id, body.timezone, '1970-01-01T07:00:00.000Z', body.weekdays, true, true]);
     const envNow = await t.request('GET', `/environment/${env.id}`, { token: org.token });
     assert.equal(envNow.body.auto_preview, true);
     assert.equal(expectErrorBody(await t.request('PUT', `/environment/${env.id}/deploymentRule/${r.body.id}`, { token: org.token, body: { ...body, stop_time: '06:00' } }), 400).message, 'stop_time must be after start_time');

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { cloneHooks } from '../../src/modules/environments/environments.service.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedCluster, seedService } from '../support/factories.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 
@@ -23,11 +24,12 @@ describe('environments', () => {
     const org = await seedOrganization(t);
     const pid = await project(org);
     const local = (await t.ctx.db.query<{ id: string }>('select id from clusters where organization_id = $1 and is_default', [org.id]))[0]!.id;
-    const r = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'staging', mode: 'STAGING' } });
+    const example = hierarchyExamples.createEnvironment;
+    const r = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: example });
     assert.equal(r.status, 201, r.raw);
     assert.deepEqual(
       [r.body.name, r.body.mode, r.body.cluster_id, r.body.cluster_name, r.body.project.id, r.body.organization.id, r.body.auto_preview, r.body.expires_at],
-      ['staging', 'STAGING', local, 'local', pid, org.id, false, null]);
+      [example.name, example.mode, local, 'local', pid, org.id, example.auto_preview, null]);
     assert.ok(r.body.created_at);
     const other = await seedCluster(t, org.id);
     const byId = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'prod', mode: 'PRODUCTION', cluster_id: other, auto_preview: true } });
@@ -37,7 +39,7 @@ describe('environments', () => {
     assert.equal(byClient.body.cluster_id, other);
     assert.equal(byClient.body.mode, 'DEVELOPMENT');
     const list = await t.request('GET', `/project/${pid}/environment`, { token: await org.tokenFor('VIEWER') });
-    assert.deepEqual(list.body.results.map((e: { name: string }) => e.name), ['staging', 'prod', 'dev']);
+    assert.deepEqual(list.body.results.map((e: { name: string }) => e.name), [example.name, 'prod', 'dev']);
     const got = await t.request('GET', `/environment/${byId.body.id}`, { token: await org.tokenFor('VIEWER') });
     assert.deepEqual(got.body, byId.body);
   });
@@ -113,8 +115,12 @@ describe('environments', () => {
     const pid = await project(org);
     const e = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'e', mode: 'STAGING' } });
     await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'taken' } });
-    const r = await t.request('PUT', `/environment/${e.body.id}`, { token: org.token, body: { auto_preview: true } });
-    assert.deepEqual([r.body.name, r.body.mode, r.body.auto_preview], ['e', 'STAGING', true]);
+    const edit = hierarchyExamples.editEnvironment;
+    const r = await t.request('PUT', `/environment/${e.body.id}`, { token: org.token, body: { ...edit, auto_preview: true } });
+    assert.equal(r.status, 200, r.raw);
+    assert.deepEqual([r.body.name, r.body.mode, r.body.auto_preview], [edit.name, 'STAGING', true], 'the mode omitted is kept');
+    const back = await t.request('PUT', `/environment/${e.body.id}`, { token: org.token, body: edit });
+    assert.equal(back.body.auto_preview, edit.auto_preview);
     const r2 = await t.request('PUT', `/environment/${e.body.id}`, { token: org.token, body: { name: 'e2', mode: 'PRODUCTION', cluster_id: UNKNOWN } });
     assert.deepEqual([r2.body.name, r2.body.mode, r2.body.cluster_id], ['e2', 'PRODUCTION', e.body.cluster_id]);
     assert.match(expectErrorBody(await t.request('PUT', `/environment/${e.body.id}`, { token: org.token, body: { mode: 'PREVIEW' } }), 400).message, /^mode/);
@@ -185,6 +191,10 @@ describe('environments', () => {
     const moved = await t.request('POST', `/environment/${src.body.id}/clone`, { token: org.token, body: { name: 'moved', cluster: other } });
     assert.equal(moved.body.cluster_id, other);
     const clone = (body: object) => t.request('POST', `/environment/${src.body.id}/clone`, { token: org.token, body });
+    const example = await clone(hierarchyExamples.cloneEnvironment);
+    assert.equal(example.status, 202, example.raw);
+    assert.deepEqual([example.body.name, example.body.mode, example.body.cluster_id],
+      [hierarchyExamples.cloneEnvironment.name, hierarchyExamples.cloneEnvironment.mode, src.body.cluster_id]);
     assert.match(expectErrorBody(await clone({}), 400).message, /name is required/);
     assert.match(expectErrorBody(await clone({ name: 'x', mode: 'TEST' }), 400).message, /^mode/);
     assert.match(expectErrorBody(await clone({ name: 'x', cluster_id: UNKNOWN }), 400).message, /^cluster_id/);

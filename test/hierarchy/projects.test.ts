@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { environmentRemovalHooks } from '../../src/modules/environments/environments.service.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { seedService } from '../support/factories.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 
@@ -15,25 +16,26 @@ describe('projects', () => {
 
   test('create (201 with the full project), get, list items with the seed\'s members, edit keeps omitted members', async () => {
     const org = await seedOrganization(t);
-    const r = await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name: 'Shop', description: 'the shop' } });
+    const { createProject: created, editProject: edit } = hierarchyExamples;
+    const r = await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: created });
     assert.equal(r.status, 201, r.raw);
     assert.match(r.body.id, /^[0-9a-f-]{36}$/);
-    assert.deepEqual([r.body.name, r.body.description, r.body.organization.id, r.body.associated_environments_count], ['Shop', 'the shop', org.id, 0]);
+    assert.deepEqual([r.body.name, r.body.description, r.body.organization.id, r.body.associated_environments_count], [created.name, created.description, org.id, 0]);
     const noDesc = await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name: 'Blog' } });
     assert.equal(noDesc.body.description, '');
     const list = await t.request('GET', `/organization/${org.id}/project`, { token: await org.tokenFor('VIEWER') });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.results.map((p: { name: string }) => p.name), ['Shop', 'Blog']);
+    assert.deepEqual(list.body.results.map((p: { name: string }) => p.name), [created.name, 'Blog']);
     for (const k of ['id', 'name', 'description', 'created_at', 'updated_at']) assert.ok(k in list.body.results[0], k);
     assert.deepEqual(list.body.pagination, { page: 1, page_size: 2, total_count: 2, total_pages: 1 });
     const paged = await t.request('GET', `/organization/${org.id}/project?page=2&page_size=1`, { token: org.token });
     assert.deepEqual(paged.body.results.map((p: { name: string }) => p.name), ['Blog']);
-    const edited = await t.request('PUT', `/project/${r.body.id}`, { token: await org.tokenFor('ADMIN'), body: { name: 'Shop 2' } });
+    const edited = await t.request('PUT', `/project/${r.body.id}`, { token: await org.tokenFor('ADMIN'), body: edit });
     assert.equal(edited.status, 200);
-    assert.deepEqual([edited.body.name, edited.body.description], ['Shop 2', 'the shop']);
+    assert.deepEqual([edited.body.name, edited.body.description], [edit.name, created.description]);
     assert.ok(edited.body.updated_at);
     const got = await t.request('GET', `/project/${r.body.id}`, { token: await org.tokenFor('VIEWER') });
-    assert.equal(got.body.name, 'Shop 2');
+    assert.equal(got.body.name, edit.name);
   });
 
   test('validation: missing or empty name, wrong types are 400', async () => {

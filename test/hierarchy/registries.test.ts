@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 
@@ -12,27 +13,31 @@ describe('container registries', () => {
   before(async () => { t = await startTestApp(); });
   after(async () => { await t.close(); });
 
-  test('create with credentials: 201, default url, credentials never echoed, stored sealed', async () => {
+  test('create with credentials: 201, default url, credentials never echoed, stored sealed; an edit changes the password sent', async () => {
     const org = await seedOrganization(t);
-    const r = await t.request('POST', `/organization/${org.id}/containerRegistry`, { token: org.token, body: {
-      name: 'Hub', kind: 'DOCKER_HUB', description: 'public images', config: { username: 'hub-user-zq', password: 'hub-pass-zq' },
-    } });
+    const { createContainerRegistry: created, editContainerRegistry: edit } = hierarchyExamples;
+    const secrets = new RegExp(`${created.config.username}|${created.config.password}`);
+    const r = await t.request('POST', `/organization/${org.id}/containerRegistry`, { token: org.token, body: created });
     assert.equal(r.status, 201, r.raw);
     assert.equal(r.body.url, 'https://docker.io');
     assert.equal(r.body.kind, 'DOCKER_HUB');
     assert.equal(r.body.has_credential, true);
     assert.deepEqual(r.body.config, {});
-    assert.doesNotMatch(r.raw, /hub-user-zq|hub-pass-zq/);
+    assert.doesNotMatch(r.raw, secrets);
     for (const url of [`/organization/${org.id}/containerRegistry/${r.body.id}`, `/organization/${org.id}/containerRegistry`]) {
       const read = await t.request('GET', url, { token: await org.tokenFor('VIEWER') });
       assert.equal(read.status, 200);
-      assert.doesNotMatch(read.raw, /hub-user-zq|hub-pass-zq/);
+      assert.doesNotMatch(read.raw, secrets);
     }
     const rows = await t.ctx.db.query<{ config: object; config_sealed: string }>('select config, config_sealed from container_registries where id = $1', [r.body.id]);
     assert.deepEqual(rows[0]!.config, {});
-    assert.doesNotMatch(rows[0]!.config_sealed, /hub-user-zq|hub-pass-zq/);
-    assert.deepEqual(JSON.parse(t.ctx.sealer.open(rows[0]!.config_sealed)), { username: 'hub-user-zq', password: 'hub-pass-zq' });
-    assert.deepEqual(await t.ctx.services.registries.credentials(org.id, r.body.id), { username: 'hub-user-zq', password: 'hub-pass-zq' });
+    assert.doesNotMatch(rows[0]!.config_sealed, secrets);
+    assert.deepEqual(JSON.parse(t.ctx.sealer.open(rows[0]!.config_sealed)), created.config);
+    assert.deepEqual(await t.ctx.services.registries.credentials(org.id, r.body.id), created.config);
+    const e = await t.request('PUT', `/organization/${org.id}/containerRegistry/${r.body.id}`, { token: org.token, body: edit });
+    assert.equal(e.status, 200, e.raw);
+    assert.doesNotMatch(e.raw, new RegExp(edit.config.password));
+    assert.deepEqual(await t.ctx.services.registries.credentials(org.id, r.body.id), { username: created.config.username, password: edit.config.password });
   });
 
   test('ECR: non-secret config returned, access keys not; url required for kinds without a default', async () => {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { advancedSettingKeys, defaultAdvancedSettings } from '../../src/modules/services/advanced-settings/index.ts';
+import { serviceExamples } from '../../src/http/examples/services.ts';
 
 describe('advanced settings and the services listing', () => {
   let t: TestApp;
@@ -46,7 +47,7 @@ describe('advanced settings and the services listing', () => {
   test('application: GET is the defaults, PUT of a subset changes only those keys (201)', async () => {
     const before = await t.request('GET', `/application/${appId}/advancedSettings`, { token: org.token });
     assert.deepEqual(before.body, defaultAdvancedSettings('application'));
-    const put = await t.request('PUT', `/application/${appId}/advancedSettings`, { token: await org.tokenFor('DEVOPS'), body: { 'network.ingress.proxy_body_size_mb': 250, 'deployment.update_strategy.type': 'Recreate' } });
+    const put = await t.request('PUT', `/application/${appId}/advancedSettings`, { token: await org.tokenFor('DEVOPS'), body: serviceExamples.editAdvancedSettings });
     assert.equal(put.status, 201, put.raw);
     assert.equal(put.body['network.ingress.proxy_body_size_mb'], 250);
     assert.equal(put.body['deployment.update_strategy.type'], 'Recreate');
@@ -71,10 +72,11 @@ describe('advanced settings and the services listing', () => {
   });
 
   test('container and job settings; job build.* keys are its build_settings; VIEWER cannot PUT', async () => {
-    const c = await t.request('PUT', `/container/${containerId}/advancedSettings`, { token: org.token, body: { 'network.ingress.proxy_request_buffering': 'off' } });
+    const c = await t.request('PUT', `/container/${containerId}/advancedSettings`, { token: org.token, body: serviceExamples.editContainerAdvancedSettings });
     assert.equal(c.status, 201, c.raw);
     assert.equal(c.body['network.ingress.proxy_request_buffering'], 'off');
-    const j = await t.request('PUT', `/job/${jobId}/advancedSettings`, { token: org.token, body: { 'cronjob.concurrency_policy': 'Replace', 'build.ram_max_in_gib': 4 } });
+    assert.equal(c.body['network.ingress.proxy_read_timeout_seconds'], 120);
+    const j = await t.request('PUT', `/job/${jobId}/advancedSettings`, { token: org.token, body: serviceExamples.editJobAdvancedSettings });
     assert.equal(j.status, 201, j.raw);
     assert.deepEqual(Object.keys(j.body).sort(), [...advancedSettingKeys('job')].sort());
     assert.equal((await t.request('GET', `/job/${jobId}`, { token: org.token })).body.build_settings.ram_max_in_gib, 4);

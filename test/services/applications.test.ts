@@ -4,12 +4,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { serviceExamples } from '../../src/http/examples/services.ts';
 
-const SEED_BODY = {
-  name: 'api', git_repository: { url: 'https://github.com/acme/api.git', branch: 'main' }, build_mode: 'DOCKER',
-  dockerfile_path: 'Dockerfile', cpu: 500, memory: 512, min_running_instances: 1, max_running_instances: 2,
-  ports: [{ internal_port: 8080, external_port: 443, protocol: 'HTTP', publicly_accessible: true }],
-};
+/** the reference's example (the seed's minimal body) */
+const SEED_BODY = serviceExamples.createApplication;
 
 /** the shape the public TypeScript/Terraform clients send: every member, some null, healthchecks {} */
 const CLIENT_BODY = {
@@ -94,9 +92,10 @@ describe('applications', () => {
     const list = await t.request('GET', `/environment/${env.id}/application`, { token: org.token });
     assert.ok(list.body.results.some((x: { id: string }) => x.id === a.id));
     assert.equal(list.body.pagination.total_count, list.body.results.length);
-    const edited = await t.request('PUT', `/application/${a.id}`, { token: await org.tokenFor('DEVOPS'), body: { cpu: 1000, entrypoint: '/start' } });
+    const edit = serviceExamples.editApplication;
+    const edited = await t.request('PUT', `/application/${a.id}`, { token: await org.tokenFor('DEVOPS'), body: { ...edit, entrypoint: '/start' } });
     assert.equal(edited.status, 200, edited.raw);
-    assert.equal(edited.body.cpu, 1000);
+    assert.deepEqual([edited.body.cpu, edited.body.max_running_instances], [edit.cpu, edit.max_running_instances]);
     assert.equal(edited.body.entrypoint, '/start');
     assert.equal(edited.body.memory, 256, 'omitted members keep their value');
     assert.deepEqual(edited.body.arguments, ['--port', '3000']);

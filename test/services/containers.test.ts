@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { serviceExamples } from '../../src/http/examples/services.ts';
 
 async function seedRegistry(t: TestApp, orgId: string, name: string, kind = 'DOCKER_HUB', url = 'https://docker.io'): Promise<string> {
   const rows = await t.ctx.db.query<{ id: string }>(
@@ -26,14 +27,15 @@ describe('containers', () => {
 
   const create = (body: unknown, token = org.token) => t.request('POST', `/environment/${env.id}/container`, { token, body });
 
-  test('minimal body: 201 with defaults, source and registry objects', async () => {
-    const r = await create({ name: 'redis-cache', registry_id: registryId, image_name: 'library/redis', tag: '7' });
+  test('minimal body (the reference\'s example): 201 with defaults, source and registry objects', async () => {
+    const example = serviceExamples.createContainer;
+    const r = await create({ ...example, registry_id: registryId });
     assert.equal(r.status, 201, r.raw);
     const c = r.body;
     const registry = { id: registryId, name: 'hub', url: 'https://docker.io', kind: 'DOCKER_HUB' };
     assert.equal(c.service_type, 'CONTAINER');
     assert.deepEqual(c.registry, registry);
-    assert.deepEqual(c.source, { image_name: 'library/redis', tag: '7', registry_id: registryId, registry });
+    assert.deepEqual(c.source, { image_name: example.image_name, tag: example.tag, registry_id: registryId, registry });
     assert.deepEqual([c.cpu, c.memory, c.gpu, c.min_running_instances, c.max_running_instances], [500, 512, 0, 1, 1]);
     assert.deepEqual([c.maximum_cpu, c.maximum_memory, c.maximum_gpu], [3000, 6144, 0]);
     assert.equal(c.auto_preview, false, 'from the environment');
@@ -60,9 +62,9 @@ describe('containers', () => {
     const list = await t.request('GET', `/environment/${env.id}/container?page=1&page_size=1`, { token: org.token });
     assert.equal(list.body.results.length, 1);
     assert.equal(list.body.pagination.page_size, 1);
-    const edited = await t.request('PUT', `/container/${r.body.id}`, { token: org.token, body: { tag: '1.1', registry_id: other } });
+    const edited = await t.request('PUT', `/container/${r.body.id}`, { token: org.token, body: { ...serviceExamples.editContainer, registry_id: other } });
     assert.equal(edited.status, 200, edited.raw);
-    assert.equal(edited.body.tag, '1.1');
+    assert.equal(edited.body.tag, serviceExamples.editContainer.tag);
     assert.equal(edited.body.registry.kind, 'GITHUB_CR');
     assert.equal(edited.body.image_name, 'acme/worker');
     assert.equal(edited.body.min_running_instances, 2);

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { serviceExamples } from '../../src/http/examples/services.ts';
 
 describe('databases', () => {
   let t: TestApp;
@@ -18,12 +19,14 @@ describe('databases', () => {
 
   const create = (body: unknown, token = org.token) => t.request('POST', `/environment/${env.id}/database`, { token, body });
 
-  test('the seed body creates a MANAGED PostgreSQL; credentials only through masterCredentials, for ADMINs', async () => {
-    const r = await create({ name: 'main-db', type: 'POSTGRESQL', version: '16', mode: 'MANAGED', cpu: 250, memory: 256, storage: 10 });
+  test('the reference\'s example as a MANAGED PostgreSQL; credentials only through masterCredentials, for ADMINs', async () => {
+    const example = serviceExamples.createDatabase;
+    const r = await create({ ...example, mode: 'MANAGED' });
     assert.equal(r.status, 201, r.raw);
     const d = r.body;
     assert.equal(d.service_type, 'DATABASE');
-    assert.deepEqual([d.type, d.version, d.mode, d.accessibility, d.cpu, d.memory, d.storage, d.instance_type], ['POSTGRESQL', '16', 'MANAGED', 'PRIVATE', 250, 256, 10, null]);
+    assert.deepEqual([d.type, d.version, d.mode, d.accessibility, d.cpu, d.memory, d.storage, d.instance_type],
+      [example.type, example.version, 'MANAGED', example.accessibility, example.cpu, example.memory, example.storage, null]);
     assert.equal(d.port, 5432);
     assert.match(d.host, /^postgresql-[0-9a-f]{8}$/);
     assert.equal(d.maximum_cpu, 4000);
@@ -37,12 +40,15 @@ describe('databases', () => {
     assert.equal(again.body.password, creds.body.password, 'generated once');
     expectErrorBody(await t.request('GET', `/database/${d.id}/masterCredentials`, { token: await org.tokenFor('DEVOPS') }), 403);
     expectErrorBody(await t.request('GET', `/database/${d.id}/masterCredentials`, { token: await org.tokenFor('VIEWER') }), 403);
+    const edit = serviceExamples.editDatabase;
+    const edited = await t.request('PUT', `/database/${d.id}`, { token: org.token, body: edit });
+    assert.equal(edited.status, 200, edited.raw);
+    assert.deepEqual([edited.body.cpu, edited.body.memory, edited.body.storage], [edit.cpu, edit.memory, edit.storage]);
     // the password is never echoed anywhere else, nor stored in clear
     const texts = [
-      r.raw, (await t.request('GET', `/database/${d.id}`, { token: org.token })).raw,
+      r.raw, edited.raw, (await t.request('GET', `/database/${d.id}`, { token: org.token })).raw,
       (await t.request('GET', `/environment/${env.id}/database`, { token: org.token })).raw,
       (await t.request('GET', `/environment/${env.id}/services`, { token: org.token })).raw,
-      (await t.request('PUT', `/database/${d.id}`, { token: org.token, body: { storage: 20 } })).raw,
     ];
     for (const text of texts) {
       assert.ok(!text.includes(creds.body.password), 'password leaked');
@@ -53,6 +59,9 @@ describe('databases', () => {
   });
 
   test('defaults for a CONTAINER database per type; redis login', async () => {
+    const pg = await create({ ...serviceExamples.createDatabase, name: 'pg-container' });
+    assert.equal(pg.status, 201, pg.raw);
+    assert.deepEqual([pg.body.mode, pg.body.port], ['CONTAINER', 5432]);
     const my = await create({ name: 'mysql', type: 'MYSQL', version: '8.0', mode: 'CONTAINER' });
     assert.equal(my.status, 201, my.raw);
     assert.deepEqual([my.body.cpu, my.body.memory, my.body.storage, my.body.port], [250, 512, 10, 3306]);

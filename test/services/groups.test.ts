@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
 
 describe('annotations and labels groups', () => {
   let t: TestApp;
@@ -17,8 +18,9 @@ describe('annotations and labels groups', () => {
   });
   after(async () => t.close());
 
-  const annotations = { name: 'monitoring', annotations: [{ key: 'prometheus.io/scrape', value: 'true' }], scopes: ['DEPLOYMENTS', 'PODS'] };
-  const labels = { name: 'team', labels: [{ key: 'team', value: 'payments' }, { key: 'cost-center', value: 'cc-42', propagate_to_cloud_provider: true }] };
+  // the reference's examples
+  const annotations = hierarchyExamples.createOrganizationAnnotationsGroup;
+  const labels = hierarchyExamples.createOrganizationLabelsGroup;
 
   test('CRUD of an annotations group; ADMIN manages, VIEWER reads, DEVOPS may not write', async () => {
     const r = await t.request('POST', `/organization/${org.id}/annotationsGroup`, { token: await org.tokenFor('ADMIN'), body: annotations });
@@ -29,12 +31,25 @@ describe('annotations and labels groups', () => {
     const list = await t.request('GET', `/organization/${org.id}/annotationsGroup`, { token: viewer });
     assert.deepEqual(list.body.results.map((g: { id: string }) => g.id), [r.body.id]);
     expectErrorBody(await t.request('POST', `/organization/${org.id}/annotationsGroup`, { token: await org.tokenFor('DEVOPS'), body: { ...annotations, name: 'x' } }), 403);
-    const edited = await t.request('PUT', `/organization/${org.id}/annotationsGroup/${r.body.id}`, { token: org.token, body: { ...annotations, scopes: ['SERVICES'] } });
-    assert.deepEqual(edited.body.scopes, ['SERVICES']);
+    const edit = hierarchyExamples.editOrganizationAnnotationsGroup;
+    const edited = await t.request('PUT', `/organization/${org.id}/annotationsGroup/${r.body.id}`, { token: org.token, body: edit });
+    assert.equal(edited.status, 200, edited.raw);
+    assert.deepEqual(edited.body.scopes, edit.scopes);
     assert.equal((await t.request('DELETE', `/organization/${org.id}/annotationsGroup/${r.body.id}`, { token: org.token })).status, 204);
     expectErrorBody(await t.request('GET', `/organization/${org.id}/annotationsGroup/${r.body.id}`, { token: org.token }), 404);
     const stranger = await seedOrganization(t);
     expectErrorBody(await t.request('GET', `/organization/${org.id}/annotationsGroup`, { token: stranger.token }), 403);
+  });
+
+  test('a labels group is edited whole (PUT), propagate_to_cloud_provider defaulting to false', async () => {
+    const r = await t.request('POST', `/organization/${org.id}/labelsGroup`, { token: org.token, body: { ...labels, name: 'edited-labels' } });
+    assert.equal(r.status, 201, r.raw);
+    const edit = hierarchyExamples.editOrganizationLabelsGroup;
+    const edited = await t.request('PUT', `/organization/${org.id}/labelsGroup/${r.body.id}`, { token: org.token, body: edit });
+    assert.equal(edited.status, 200, edited.raw);
+    assert.equal(edited.body.name, edit.name);
+    assert.deepEqual(edited.body.labels, edit.labels.map((l) => ({ propagate_to_cloud_provider: false, ...l })));
+    assert.equal((await t.request('DELETE', `/organization/${org.id}/labelsGroup/${r.body.id}`, { token: org.token })).status, 204);
   });
 
   test('validation and name clashes', async () => {

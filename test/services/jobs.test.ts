@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { serviceExamples } from '../../src/http/examples/services.ts';
 
 async function seedRegistry(t: TestApp, orgId: string, name: string): Promise<string> {
   const rows = await t.ctx.db.query<{ id: string }>(
@@ -23,10 +24,9 @@ describe('jobs', () => {
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org, { capacity: { cpu: 2000, memory: 4096, gpu: 0 }, autoPreview: true });
     registryId = await seedRegistry(t, org.id, 'ecr-main');
-    cronBody = {
-      name: 'nightly', source: { image: { image_name: 'acme/report', tag: '1.2.0', registry_id: registryId } },
-      schedule: { cronjob: { scheduled_at: '0 3 * * *' } },
-    };
+    // the reference's example, with this organization's registry
+    const example = serviceExamples.createJob;
+    cronBody = { ...example, source: { image: { ...example.source.image, registry_id: registryId } } };
   });
   after(async () => t.close());
 
@@ -90,9 +90,10 @@ describe('jobs', () => {
     const settings = await t.request('GET', `/job/${j.id}/advancedSettings`, { token: org.token });
     assert.equal(settings.body['build.cpu_max_in_milli'], 2000, 'build_settings are the build.* advanced settings');
     // an edit without build_settings keeps them; switching to a cron schedule changes job_type
-    const e2 = await t.request('PUT', `/job/${j.id}`, { token: org.token, body: { schedule: { cronjob: { scheduled_at: '*/10 * * * *', timezone: 'Europe/Paris' } } } });
+    const e2 = await t.request('PUT', `/job/${j.id}`, { token: org.token, body: serviceExamples.editJob });
     assert.equal(e2.body.job_type, 'CRON');
-    assert.equal(e2.body.schedule.cronjob.timezone, 'Europe/Paris');
+    assert.deepEqual([e2.body.schedule.cronjob.scheduled_at, e2.body.schedule.cronjob.timezone],
+      [serviceExamples.editJob.schedule.cronjob.scheduled_at, serviceExamples.editJob.schedule.cronjob.timezone]);
     assert.equal(e2.body.build_settings.cpu_max_in_milli, 2000);
     assert.equal((await t.request('DELETE', `/job/${j.id}`, { token: org.token })).status, 204);
     expectErrorBody(await t.request('GET', `/job/${j.id}`, { token: org.token }), 404);

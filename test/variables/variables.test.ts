@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
+import { variableExamples as ex } from '../../src/http/examples/variables.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-0000000000ff';
 
@@ -32,10 +33,10 @@ describe('variables', () => {
     test(`${kind}: create, list, edit and delete an environment variable and a secret`, async () => {
       const base = `/${kind}/${ids[kind]}`;
       const key = `K_${kind.toUpperCase()}`;
-      const created = await t.request('POST', `${base}/environmentVariable`, { token: org.token, body: { key, value: 'v1' } });
+      const created = await t.request('POST', `${base}/environmentVariable`, { token: org.token, body: { ...ex.createEnvironmentVariable, key } });
       assert.equal(created.status, 201, created.raw);
       assert.equal(created.body.key, key);
-      assert.equal(created.body.value, 'v1');
+      assert.equal(created.body.value, ex.createEnvironmentVariable.value);
       assert.equal(created.body.scope, SCOPES[kind]);
       assert.equal(created.body.variable_type, 'VALUE');
       assert.equal(created.body.mount_path, null);
@@ -45,14 +46,15 @@ describe('variables', () => {
       assert.equal(list.status, 200);
       assert.ok(list.body.results.some((x: { id: string }) => x.id === created.body.id));
       assert.ok(list.body.pagination.total_count >= 1);
-      const edited = await t.request('PUT', `${base}/environmentVariable/${created.body.id}`, { token: await org.tokenFor('DEVOPS'), body: { key, value: 'v2', description: 'edited' } });
+      const edit = ex.editEnvironmentVariable;
+      const edited = await t.request('PUT', `${base}/environmentVariable/${created.body.id}`, { token: await org.tokenFor('DEVOPS'), body: { ...edit, key } });
       assert.equal(edited.status, 200, edited.raw);
-      assert.equal(edited.body.value, 'v2');
-      assert.equal(edited.body.description, 'edited');
+      assert.equal(edited.body.value, edit.value);
+      assert.equal(edited.body.description, edit.description);
       const renamed = await t.request('PUT', `${base}/environmentVariable/${created.body.id}`, { token: org.token, body: { key: `${key}_2` } });
       assert.equal(renamed.body.key, `${key}_2`);
-      assert.equal(renamed.body.value, 'v2', 'omitted value is kept');
-      assert.equal(renamed.body.description, 'edited');
+      assert.equal(renamed.body.value, edit.value, 'omitted value is kept');
+      assert.equal(renamed.body.description, edit.description);
 
       const secret = await t.request('POST', `${base}/secret`, { token: org.token, body: { key: `S_${kind.toUpperCase()}`, value: `hush-${kind}-1` } });
       assert.equal(secret.status, 201, secret.raw);
@@ -79,6 +81,48 @@ describe('variables', () => {
     assert.equal((await t.request('POST', `/application/${app}/secret`, { token: org.token, body: { key: 'API_KEY', value: 'seed-secret' } })).status, 201);
     const list = await t.request('GET', `/api/v1/application/${app}/environmentVariable`, { token: org.token });
     assert.deepEqual(list.body.results.filter((x: { scope: string }) => x.scope === 'APPLICATION').map((x: { key: string; value: string }) => [x.key, x.value]), [['PORT', '3000']]);
+  });
+
+  test('the reference\'s examples as they are: variables and secrets of an environment, their overrides and aliases in an application, an import, /variable', async () => {
+    const own = await seedEnvironment(t, org);
+    const app = await seedService(t, own, 'APPLICATION');
+    const post = (url: string, body: unknown) => t.request('POST', url, { token: org.token, body });
+    const created = async (url: string, body: unknown) => {
+      const r = await post(url, body);
+      assert.equal(r.status, 201, `${url}: ${r.raw}`);
+      return r.body;
+    };
+    const variable = await created(`/environment/${own.id}/environmentVariable`, ex.createEnvironmentVariable);
+    const edited = await t.request('PUT', `/environment/${own.id}/environmentVariable/${variable.id}`, { token: org.token, body: ex.editEnvironmentVariable });
+    assert.equal(edited.status, 200, edited.raw);
+    const override = await created(`/application/${app}/environmentVariable/${variable.id}/override`, ex.createEnvironmentVariableOverride);
+    const alias = await created(`/application/${app}/environmentVariable/${variable.id}/alias`, ex.createEnvironmentVariableAlias);
+    const secret = await created(`/environment/${own.id}/secret`, ex.createSecret);
+    const secretEdited = await t.request('PUT', `/environment/${own.id}/secret/${secret.id}`, { token: org.token, body: ex.editSecret });
+    assert.equal(secretEdited.status, 200, secretEdited.raw);
+    await created(`/application/${app}/secret/${secret.id}/override`, ex.createSecretOverride);
+    await created(`/application/${app}/secret/${secret.id}/alias`, ex.createSecretAlias);
+    const effective = await t.request('GET', `/variable/effective?parent_id=${app}&scope=APPLICATION`, { token: org.token });
+    const map = Object.fromEntries(effective.body.results.map((x: { key: string; value: string | null }) => [x.key, x.value]));
+    assert.equal(map[ex.createEnvironmentVariable.key], ex.createEnvironmentVariableOverride.value);
+    assert.equal(map[ex.createEnvironmentVariableAlias.key], ex.createEnvironmentVariableOverride.value);
+    assert.equal(map[ex.createSecretAlias.key], null, 'a secret alias stays secret');
+    for (const value of [ex.createSecret.value, ex.editSecret.value, ex.createSecretOverride.value]) assert.ok(!effective.raw.includes(value));
+    assert.deepEqual([override.variable_type, alias.variable_type], ['OVERRIDE', 'ALIAS']);
+
+    // the generic routes: the examples name an application by a placeholder id, here this one
+    const generic = await created('/variable', { ...ex.createVariable, variable_scope: 'ENVIRONMENT', variable_parent_id: own.id });
+    const genericEdit = await t.request('PUT', `/variable/${generic.id}`, { token: org.token, body: ex.editVariable });
+    assert.equal(genericEdit.body.value, ex.editVariable.value);
+    await created(`/variable/${generic.id}/alias`, { ...ex.createVariableAlias, alias_parent_id: app });
+    await created(`/variable/${generic.id}/override`, { ...ex.createVariableOverride, override_parent_id: app });
+    const after = await t.request('GET', `/variable/effective?parent_id=${app}&scope=APPLICATION`, { token: org.token });
+    const values = Object.fromEntries(after.body.results.map((x: { key: string; value: string | null }) => [x.key, x.value]));
+    assert.deepEqual([values[ex.createVariable.key], values[ex.createVariableAlias.key]], [ex.createVariableOverride.value, ex.createVariableOverride.value]);
+
+    const other = await seedService(t, own, 'APPLICATION');
+    const imported = await created(`/application/${other}/environmentVariable/import`, ex.importApplication);
+    assert.equal(imported.successful_imported_variables.length, ex.importApplication.vars.length);
   });
 
   test('agentic workflow (and any scope) through /variable: create, list, edit, delete; secrets have value null', async () => {

@@ -13,6 +13,7 @@ import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { workflowExamples } from '../../src/http/examples/workflows.ts';
 
 interface Received { path: string; headers: IncomingHttpHeaders; body: string }
 
@@ -165,17 +166,21 @@ describe('organization webhooks', () => {
 
   test('CRUD: defaults, secrets never echoed, PUT keeps omitted members, 400s, 403, 404', async () => {
     const o = await seedOrganization(t);
+    const { createOrganizationWebhook: example, editOrganizationWebhook: edit } = workflowExamples;
     const created = await t.request('POST', `/organization/${o.id}/webhook`, { token: o.token, body: {
-      target_url: 'https://hooks.example.com/berth', events: ['DEPLOYMENT_SUCCESSFUL'], target_secret: 'whsec_c2VjcmV0LXZhbHVlLXNob3VsZC1uZXZlci1sZWFr',
-      project_names_filter: ['prod*'], environment_types_filter: ['PRODUCTION'],
+      ...example, target_secret: 'whsec_c2VjcmV0LXZhbHVlLXNob3VsZC1uZXZlci1sZWFr',
     } });
-    assert.equal(created.status, 201);
+    assert.equal(created.status, 201, created.raw);
     assert.ok(!created.raw.includes('c2VjcmV0LXZhbHVlLXNob3VsZC1uZXZlci1sZWFr'));
-    assert.deepEqual([created.body.kind, created.body.enabled, created.body.events], ['STANDARD', true, ['DEPLOYMENT_SUCCEEDED']]);
+    assert.equal(created.body.signing_secret, undefined, 'the secret given is not returned, none is generated');
+    assert.deepEqual([created.body.kind, created.body.enabled, created.body.events, created.body.environment_types_filter], [example.kind, true, example.events, example.environment_types_filter]);
     const id = created.body.id;
-    const put = await t.request('PUT', `/organization/${o.id}/webhook/${id}`, { token: o.token, body: { enabled: false, description: 'paused' } });
+    const put = await t.request('PUT', `/organization/${o.id}/webhook/${id}`, { token: o.token, body: edit });
     assert.equal(put.status, 200);
-    assert.deepEqual([put.body.enabled, put.body.description, put.body.target_url, put.body.project_names_filter], [false, 'paused', 'https://hooks.example.com/berth', ['prod*']]);
+    assert.deepEqual([put.body.enabled, put.body.description, put.body.target_url, put.body.project_names_filter], [edit.enabled, edit.description, example.target_url, example.project_names_filter]);
+    // the public clients' spelling of an event is read as berth's
+    const spelled = await t.request('PUT', `/organization/${o.id}/webhook/${id}`, { token: o.token, body: { events: ['DEPLOYMENT_SUCCESSFUL'] } });
+    assert.deepEqual(spelled.body.events, ['DEPLOYMENT_SUCCEEDED']);
     const list = await t.request('GET', `/organization/${o.id}/webhook`, { token: o.token });
     assert.equal(list.body.results.length, 1);
     assert.ok(!list.raw.includes('secret_sealed'));

@@ -17,6 +17,7 @@ import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
 import { cleanupRunCopy, startWorkflowScheduleWorker } from '../../src/workers/workflow-schedule.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { workflowExamples } from '../../src/http/examples/workflows.ts';
 
 const FINAL = ['SUCCEEDED', 'FAILED', 'CANCELED'];
 const API_KEY = 'sk-ant-api03-run-api-test-4f8a1c9e';
@@ -94,7 +95,7 @@ describe('agent runs through the API (simulated engine)', () => {
   test('POST …/run with a JSON body: 202, Location, MANUAL, triggered_by names the token, payload stored; it ends SUCCEEDED [simulated]', async () => {
     const w = await create();
     const token = (await t.ctx.services.tokens.issue(t.ctx.db, org.id, 'ci-runner', 'DEVOPS')).token;
-    const payload = { alert: 'disk full on db-1', labels: ['sev2'], nested: { used: 0.97 } };
+    const payload = workflowExamples.startAgenticWorkflowRun;
     const r = await start(w.id, payload, token);
     const run = r.body;
     assert.equal(r.headers.location, `/agenticWorkflow/${w.id}/run/${run.id}`);

@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { startTestOidc, type TestOidc } from '../support/oidc.ts';
+import { workflowExamples as ex } from '../../src/http/examples/workflows.ts';
 
 describe('LLM providers and MCP connectors', () => {
   let t: TestApp;
@@ -26,25 +27,27 @@ describe('LLM providers and MCP connectors', () => {
   });
 
   test('an ORGANIZATION provider: seed list item, credential sealed and never returned, kept on edit', async () => {
-    const r = await t.request('POST', `/organization/${orgId}/llmProvider`, { bearer: alice, body: { name: 'Anthropic', type: 'CLAUDE', credential: 'sk-ant-SECRET-1' } });
+    const SECRET = new RegExp(ex.createLlmProvider.credential);
+    const r = await t.request('POST', `/organization/${orgId}/llmProvider`, { bearer: alice, body: ex.createLlmProvider });
     assert.equal(r.status, 201);
     assert.deepEqual(Object.keys(r.body).sort(), ['base_url', 'created_at', 'description', 'has_credential', 'id', 'name', 'owner_name', 'owner_user_sub', 'region', 'scope', 'type', 'updated_at']);
     assert.equal(r.body.scope, 'ORGANIZATION');
     assert.equal(r.body.has_credential, true);
     assert.equal(r.body.owner_user_sub, 'wf-pc-alice');
     assert.equal(r.body.owner_name, 'Alice');
-    assert.equal(r.body.description, '');
-    assert.doesNotMatch(r.raw, /SECRET/);
+    assert.deepEqual([r.body.name, r.body.description, r.body.type], [ex.createLlmProvider.name, ex.createLlmProvider.description, ex.createLlmProvider.type]);
+    assert.doesNotMatch(r.raw, SECRET);
     const stored = await t.ctx.db.query<{ credential_sealed: string }>('select credential_sealed from llm_providers where id = $1', [r.body.id]);
-    assert.doesNotMatch(stored[0]!.credential_sealed, /SECRET/);
-    const edited = await t.request('PUT', `/llmProvider/${r.body.id}`, { bearer: alice, body: { description: 'main' } });
+    assert.doesNotMatch(stored[0]!.credential_sealed, SECRET);
+    assert.equal(t.ctx.sealer.open(stored[0]!.credential_sealed), ex.createLlmProvider.credential);
+    const edited = await t.request('PUT', `/llmProvider/${r.body.id}`, { bearer: alice, body: ex.editLlmProvider });
     assert.equal(edited.body.has_credential, true);
-    assert.equal(edited.body.description, 'main');
+    assert.equal(edited.body.description, ex.editLlmProvider.description);
     const list = await t.request('GET', `/organization/${orgId}/llmProvider`, { bearer: bob });
     assert.equal(list.status, 200);
     assert.ok(list.body.results.some((x: { id: string }) => x.id === r.body.id));
     assert.equal(list.body.pagination.total_count, list.body.results.length);
-    assert.doesNotMatch(list.raw, /SECRET/);
+    assert.doesNotMatch(list.raw, SECRET);
     // DEVOPS bob may not manage shared providers
     expectErrorBody(await t.request('PUT', `/llmProvider/${r.body.id}`, { bearer: bob, body: { description: 'x' } }), 403);
     expectErrorBody(await t.request('POST', `/organization/${orgId}/llmProvider`, { bearer: bob, body: { name: 'Bobs shared', type: 'CLAUDE' } }), 403);
@@ -103,20 +106,21 @@ describe('LLM providers and MCP connectors', () => {
   });
 
   test('MCP connectors: https url, headers write-only with names returned, full replace on PUT, delete says 200', async () => {
-    const c = await t.request('POST', `/organization/${orgId}/mcpServer`, { bearer: alice, body: { name: 'GitHub', url: 'https://mcp.example.com/gh', headers: { Authorization: 'Bearer HDR-SECRET', 'X-Team': 'a' } } });
+    const c = await t.request('POST', `/organization/${orgId}/mcpServer`, { bearer: alice, body: { ...ex.createMcpServer, headers: { ...ex.createMcpServer.headers, 'X-Team': 'a' } } });
     assert.equal(c.status, 201);
     assert.deepEqual(c.body.header_names, ['Authorization', 'X-Team']);
     assert.equal(c.body.scope, 'ORGANIZATION');
     assert.equal(c.body.owner_user_sub, 'wf-pc-alice');
-    assert.equal(c.body.description, '');
-    assert.doesNotMatch(c.raw, /HDR-SECRET/);
+    assert.deepEqual([c.body.name, c.body.url, c.body.description], [ex.createMcpServer.name, ex.createMcpServer.url, ex.createMcpServer.description]);
+    assert.ok(!c.raw.includes(ex.createMcpServer.headers.Authorization));
     expectErrorBody(await t.request('POST', `/organization/${orgId}/mcpServer`, { bearer: alice, body: { name: 'x', url: 'http://mcp.example.com' } }), 400);
     expectErrorBody(await t.request('POST', `/organization/${orgId}/mcpServer`, { bearer: alice, body: { url: 'https://mcp.example.com' } }), 400);
     expectErrorBody(await t.request('POST', `/organization/${orgId}/mcpServer`, { bearer: alice, body: { name: 'x', url: 'https://a.example', headers: { 'bad header': 'v' } } }), 400);
     expectErrorBody(await t.request('POST', `/organization/${orgId}/mcpServer`, { bearer: alice, body: { name: 'github', url: 'https://x.example' } }), 409);
-    const replaced = await t.request('PUT', `/mcpServer/${c.body.id}`, { bearer: alice, body: { name: 'GitHub', url: 'https://mcp.example.com/v2', headers: { 'X-Other': '1' } } });
+    const replaced = await t.request('PUT', `/mcpServer/${c.body.id}`, { bearer: alice, body: ex.editMcpServer });
     assert.equal(replaced.status, 200);
-    assert.deepEqual(replaced.body.header_names, ['X-Other']);
+    assert.deepEqual(replaced.body.header_names, Object.keys(ex.editMcpServer.headers), 'the headers are replaced whole');
+    assert.equal(replaced.body.description, '', 'a PUT replaces every member');
     const cleared = await t.request('PUT', `/mcpServer/${c.body.id}`, { bearer: alice, body: { name: 'GitHub', url: 'https://mcp.example.com/v2' } });
     assert.deepEqual(cleared.body.header_names, []);
     expectErrorBody(await t.request('PUT', `/mcpServer/${c.body.id}`, { bearer: bob, body: { name: 'GitHub', url: 'https://mcp.example.com/v2' } }), 403);

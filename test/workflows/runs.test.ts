@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { cancelExamples } from '../../src/http/examples/services.ts';
 import { nextOccurrence, parseCron } from '../../src/lib/cron.ts';
 import { runWorkflowScheduleTick, startWorkflowScheduleWorker } from '../../src/workers/workflow-schedule.ts';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
@@ -98,7 +99,7 @@ describe('agentic workflow runs', () => {
     expectErrorBody(await t.request('POST', `/agenticWorkflow/${w.id}/cancelDeployment`, { token: org.token, body: {} }), 409);
     const run = (await t.request('POST', hookPath(w.webhook.url), { body: {} })).body;
     expectErrorBody(await t.request('POST', `/agenticWorkflow/${w.id}/cancelDeployment`, { token: await org.tokenFor('VIEWER'), body: {} }), 403);
-    const c = await t.request('POST', `/agenticWorkflow/${w.id}/cancelDeployment`, { token: org.token, body: { force_cancel: false } });
+    const c = await t.request('POST', `/agenticWorkflow/${w.id}/cancelDeployment`, { token: org.token, body: cancelExamples.cancelAgenticWorkflowDeployment });
     assert.equal(c.status, 202, c.raw);
     assert.equal(c.body.id, run.id);
     assert.equal(c.body.status, 'CANCELED');

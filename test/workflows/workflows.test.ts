@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
+import { workflowExamples } from '../../src/http/examples/workflows.ts';
 
 const REQUIRED_MEMBERS = ['id', 'service_type', 'environment', 'name', 'slug', 'description', 'webhook_ip_allowlist', 'docker_fragment',
   'enabled', 'mcp', 'mcp_server_ids', 'mcp_servers', 'context_service_ids', 'outputs', 'model', 'project_repositories', 'agent_prompt',
@@ -89,6 +90,27 @@ describe('agentic workflows', () => {
     const listed = await t.request('GET', url(), { token: org.token });
     assert.ok(listed.body.results.some((w: { id: string }) => w.id === r.body.id));
     assert.doesNotMatch(listed.raw, /WF-SECRET/);
+  });
+
+  test('the reference\'s example: created as sent (the api_key kept, never returned); its edit changes what it sends', async () => {
+    const { createAgenticWorkflow: example, editAgenticWorkflow: edit } = workflowExamples;
+    const own = await seedEnvironment(t, org); // its name is taken in env by the first test
+    const r = await t.request('POST', `/environment/${own.id}/agenticWorkflow`, { token: org.token, body: example });
+    assert.equal(r.status, 201, r.raw);
+    const b = r.body;
+    for (const k of ['name', 'description', 'agent_prompt', 'webhook_ip_allowlist', 'resources', 'execution_mode'] as const) assert.deepEqual(b[k], example[k], k);
+    assert.deepEqual(b.project_repositories, example.project_repositories.map((p) => ({ ...p, git_token_id: null })));
+    assert.deepEqual(b.outputs, example.outputs.map((o) => ({ headers: [], ...o })));
+    assert.deepEqual(b.governance.host_allowlist, example.governance.host_allowlist);
+    assert.deepEqual([b.schedule.cron_expression, b.schedule.timezone], [example.schedule.cron_expression, example.schedule.timezone]);
+    assert.deepEqual(b.model, { type: example.model.type, settings: example.model.settings, llm_provider_id: null });
+    assert.ok(!r.raw.includes(example.model.api_key));
+    const e = await t.request('PUT', `/agenticWorkflow/${b.id}`, { token: org.token, body: edit });
+    assert.equal(e.status, 200, e.raw);
+    assert.deepEqual([e.body.agent_prompt, e.body.model.settings, e.body.schedule.cron_expression], [edit.agent_prompt, edit.model.settings, edit.schedule.cron_expression]);
+    assert.deepEqual([e.body.description, e.body.project_repositories, e.body.outputs], [b.description, b.project_repositories, b.outputs], 'omitted members keep their value');
+    const sealed = await t.ctx.db.query<{ secrets: { api_key?: string } }>('select secrets from services where id = $1', [b.id]);
+    assert.equal(t.ctx.sealer.open(sealed[0]!.secrets.api_key!), example.model.api_key, 'the api_key omitted is kept');
   });
 
   test('400: every invalid sub-object', async () => {
