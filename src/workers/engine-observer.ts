@@ -6,13 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { DockerDriver } from '../engine/docker/driver.ts';
+import { isoOfMicros } from '../engine/docker/log-time.ts';
 import { labelFilter, parseRoutes } from '../engine/docker/naming.ts';
 import { observeDocker, type DockerObserver } from '../engine/docker/observer.ts';
 import { publishedPorts } from '../engine/docker/replicas.ts';
 import { livenessChecker } from '../engine/docker/liveness.ts';
 import { insertLog } from '../modules/deployments/deployments.repo.ts';
 import {
-  holdLease, insertRuntimeLine, lastRuntimeLineAt, markRecovered, markRuntimeFailure, releaseLease, serviceStates,
+  holdLease, insertRuntimeLine, markRecovered, markRuntimeFailure, releaseLease, runtimeResumePoint, serviceStates,
 } from '../modules/deployments/runtime-state.ts';
 
 export const observerSettings = { leaseSeconds: 15, tickMs: 5000 };
@@ -75,8 +76,8 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
         const marked = await ctx.db.transaction((tx) => markRuntimeFailure(tx, deps, e.serviceId, e.generation, `A replica of the service ${why} (container ${e.containerId.slice(0, 12)})`));
         if (marked) ctx.logger.warn({ serviceId: e.serviceId, exitCode: e.exitCode }, 'a running service failed');
       },
-      line: (serviceId, _containerId, at, text) => insertRuntimeLine(ctx.db, serviceId, at, text),
-      resumeFrom: (serviceId) => lastRuntimeLineAt(ctx.db, serviceId),
+      line: (serviceId, containerId, micros, text) => insertRuntimeLine(ctx.db, serviceId, containerId, isoOfMicros(micros), text),
+      resumeFrom: (containerId, serviceId) => runtimeResumePoint(ctx.db, serviceId, containerId),
     }, onError);
     await reconcile().catch(onError);
   }

@@ -3,6 +3,7 @@
 // do with an event is the caller's (src/workers/engine-observer.ts), which owns the database.
 import type Docker from 'dockerode';
 import { PassThrough, type Readable } from 'node:stream';
+import { microsOf, sinceOf } from './log-time.ts';
 import { labelFilter } from './naming.ts';
 
 export interface ContainerEvent {
@@ -14,12 +15,18 @@ export interface ContainerEvent {
   exitCode: number | null;
 }
 
+/**
+ * Where a replica's output resumes: lines stamped before `micros` are recorded already (or not
+ * this run's), and so are the first `recorded` lines stamped exactly `micros` (Infinity: all).
+ */
+export interface ResumePoint { micros: bigint; recorded: number }
+
 export interface ObserverHandlers {
   event(e: ContainerEvent): Promise<void>;
-  /** one output line of a replica; `at` is Docker's RFC 3339 timestamp (nanoseconds) */
-  line(serviceId: string, containerId: string, at: string, text: string): Promise<void>;
-  /** where to resume a replica's output (an RFC 3339 time, or null: from now) */
-  resumeFrom(serviceId: string): Promise<string | null>;
+  /** one output line of a replica, stamped by Docker (microseconds since the epoch, truncated: log-time.ts) */
+  line(serviceId: string, containerId: string, micros: bigint, text: string): Promise<void>;
+  /** where to resume a replica berth re-adopts: after its own last recorded line; null: its whole output */
+  resumeFrom(containerId: string, serviceId: string): Promise<ResumePoint | null>;
 }
 
 export interface DockerObserver {
@@ -39,8 +46,11 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
    * Follows a replica's output from where nothing of it is recorded yet. A container that just
    * started (`fresh`) is read from the end of its previous run (its whole output when it never ran
    * before): its first lines are often written before Docker's start event reaches berth, so "from
-   * now" would lose them. A replica re-adopted after berth restarted resumes after the service's
-   * last recorded line.
+   * now" would lose them. A replica re-adopted after berth restarted resumes after its own last
+   * recorded line, to the line: lines are recorded one at a time in the order Docker gives them,
+   * so what is recorded of a container is always a prefix of its output. A line that cannot be
+   * recorded ends the following (the lines after it are not recorded either), and the next round
+   * of followRunning resumes after what was.
    */
   async function follow(containerId: string, serviceId: string, fresh: boolean): Promise<void> {
     if (stopped) return;
@@ -50,15 +60,18 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
     }
     following.set(containerId, new PassThrough()); // claimed while the stream is being opened
     let stream: Readable;
-    /** lines at or before this instant (ms; 0: none) are not this run's or are recorded already */
-    let floorMs: number;
+    let floor: ResumePoint | null;
     try {
       const container = docker.getContainer(containerId);
-      const resume = fresh ? null : await handlers.resumeFrom(serviceId);
-      // Docker's never-ended run is year 1 (negative); an unparsable time counts as none
-      floorMs = Math.max(0, Date.parse((await container.inspect()).State.FinishedAt) || 0, (resume && Date.parse(resume)) || 0);
+      if (fresh) {
+        // Docker's never-ended run is year 1 (negative): nothing to skip
+        const ended = microsOf((await container.inspect()).State.FinishedAt);
+        floor = ended !== null && ended > 0n ? { micros: ended, recorded: Infinity } : null;
+      } else {
+        floor = await handlers.resumeFrom(containerId, serviceId);
+      }
       stream = await container.logs({
-        follow: true, stdout: true, stderr: true, timestamps: true, since: Math.floor(floorMs / 1000),
+        follow: true, stdout: true, stderr: true, timestamps: true, ...(floor ? { since: sinceOf(floor.micros) } : {}),
       }) as unknown as Readable;
     } catch (err) {
       following.delete(containerId);
@@ -69,26 +82,45 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
     const out = new PassThrough();
     let pending = '';
     let chain: Promise<void> = Promise.resolve();
+    let failed = false;
+    /** lines stamped exactly floor.micros seen so far (the first floor.recorded of them are recorded) */
+    let atFloor = 0;
     out.on('data', (chunk: Buffer) => {
       pending += chunk.toString('utf8');
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
       for (const raw of lines) {
+        if (failed) return;
         const space = raw.indexOf(' ');
-        const at = space > 0 ? raw.slice(0, space) : new Date().toISOString();
+        const micros = (space > 0 ? microsOf(raw.slice(0, space)) : null) ?? BigInt(Date.now()) * 1000n;
         const text = space > 0 ? raw.slice(space + 1) : raw;
-        // Docker's `since` has second precision: skip what was already recorded
-        if (Date.parse(at) <= floorMs) continue;
-        chain = chain.then(() => handlers.line(serviceId, containerId, at, text)).catch(onError);
+        // Docker's `since` keeps lines stamped at or after it: skip what is recorded already
+        if (floor && (micros < floor.micros || (micros === floor.micros && atFloor++ < floor.recorded))) continue;
+        chain = chain.then(async () => {
+          if (failed) return;
+          try {
+            await handlers.line(serviceId, containerId, micros, text);
+          } catch (err) {
+            failed = true;
+            stream.destroy();
+            onError(err);
+          }
+        });
       }
     });
     docker.modem.demuxStream(stream, out, out);
-    const done = () => {
-      following.delete(containerId);
-      if (startedAgain.delete(containerId)) follow(containerId, serviceId, true).catch(onError);
-    };
-    stream.on('end', done);
-    stream.on('error', done);
+    const endOut = () => { if (!out.writableEnded) out.end(); };
+    stream.on('end', endOut);
+    stream.on('error', endOut);
+    stream.on('close', endOut);
+    // the container counts as followed until every line read is recorded, so that a new stream
+    // for it never starts from a resume point that lines still on their way would move
+    out.on('end', () => {
+      void chain.then(() => {
+        if (following.get(containerId) === stream) following.delete(containerId);
+        if (startedAgain.delete(containerId)) follow(containerId, serviceId, true).catch(onError);
+      });
+    });
   }
 
   async function watchEvents(): Promise<void> {

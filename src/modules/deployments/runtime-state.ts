@@ -86,21 +86,31 @@ export async function serviceStates(db: Queryable, serviceIds: string[]): Promis
   return new Map(rows.map((r) => [r.id, { state: r.state, generation: r.generation }]));
 }
 
-export async function insertRuntimeLine(db: Queryable, serviceId: string, at: string, text: string): Promise<void> {
-  const when = Number.isNaN(Date.parse(at)) ? new Date() : new Date(Date.parse(at));
-  await db.query(`insert into deployment_logs (deployment_id, service_id, kind, message, created_at)
-    select null, $1, 'RUNTIME', $2, $3 where exists (select 1 from services where id = $1)`, [serviceId, text, when]);
+/**
+ * One output line of a replica, with the container that wrote it and Docker's time of it:
+ * `at` is RFC 3339 with at most six fraction digits, so the database keeps it exactly.
+ */
+export async function insertRuntimeLine(db: Queryable, serviceId: string, containerId: string, at: string, text: string): Promise<void> {
+  await db.query(`insert into deployment_logs (deployment_id, service_id, kind, message, created_at, container_id)
+    select null, $1, 'RUNTIME', $2, $3::timestamptz, $4 where exists (select 1 from services where id = $1)`, [serviceId, text, at, containerId]);
 }
 
 /**
- * The time of the last RUNTIME line recorded for the service (where to resume following it):
- * the latest of its 100 newest lines, read backwards on (service_id, id). A max over all of them
- * read every line the service ever logged (an access log's millions) at each replica berth
- * re-adopted; the newest 100 still cover replicas whose lines were recorded interleaved.
+ * Where following a replica berth re-adopts resumes (decision 0332): after its own last recorded
+ * line — its time in microseconds and how many of its lines carry exactly that time (a burst of
+ * lines can share a microsecond) — found on (container_id, created_at). A container with no line
+ * of its own yet resumes after the service's last line recorded before lines named their
+ * container (migration 0021; those are kept to the millisecond, hence the whole millisecond), or
+ * from its start when there is none.
  */
-export async function lastRuntimeLineAt(db: Queryable, serviceId: string): Promise<string | null> {
-  const rows = await db.query<{ at: Date | null }>(LAST_RUNTIME_LINE, [serviceId]);
-  return rows[0]?.at ? new Date(rows[0].at).toISOString() : null;
+export async function runtimeResumePoint(db: Queryable, serviceId: string, containerId: string): Promise<{ micros: bigint; recorded: number } | null> {
+  const own = await db.query<{ micros: string; recorded: number }>(CONTAINER_LAST_LINE, [containerId]);
+  if (own[0]) return { micros: BigInt(own[0].micros), recorded: Number(own[0].recorded) };
+  const untagged = await db.query<{ micros: string | null }>(UNTAGGED_LAST_LINE, [serviceId]);
+  return untagged[0]?.micros ? { micros: BigInt(untagged[0].micros) + 999n, recorded: Infinity } : null;
 }
-export const LAST_RUNTIME_LINE = `select max(created_at) as at from (select created_at from deployment_logs
-  where service_id = $1 and kind = 'RUNTIME' and deployment_id is null order by id desc limit 100) newest`;
+export const CONTAINER_LAST_LINE = `select (extract(epoch from last.created_at) * 1000000)::bigint::text as micros,
+    (select count(*) from deployment_logs c where c.container_id = $1 and c.created_at = last.created_at)::int as recorded
+  from (select created_at from deployment_logs where container_id = $1 order by created_at desc limit 1) last`;
+export const UNTAGGED_LAST_LINE = `select (extract(epoch from max(created_at)) * 1000000)::bigint::text as micros from deployment_logs
+  where service_id = $1 and kind = 'RUNTIME' and deployment_id is null and run_id is null and container_id is null`;
