@@ -162,10 +162,14 @@ describe('berth as an MCP server', () => {
     const c = await connect(stranger.token);
     const byName = await call(c, 'get_service', { service: 'storefront' });
     assert.equal(byName.structuredContent.status, 404);
+    // by id: refused exactly as the REST API refuses it
+    const rest = await t.request('GET', `/application/${appId}`, { token: stranger.token });
     const byId = await call(c, 'get_service', { service: appId });
-    assert.equal(byId.structuredContent.status, 404);
+    assert.deepEqual([byId.structuredContent.status, byId.structuredContent.message], [rest.body.status, rest.body.message]);
+    assert.equal(byId.structuredContent.status, 403);
     const deploy = await call(c, 'deploy_service', { service: appId });
-    assert.equal(deploy.structuredContent.status, 404);
+    assert.equal(deploy.structuredContent.status, 403);
+    assert.equal((await call(c, 'list_services', { environment: env.id })).structuredContent.status, 403);
   });
 
   test('HTTP: no token is a 401 body; GET is 405; /api/v1/mcp works too; resources read logs', async () => {

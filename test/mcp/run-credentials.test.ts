@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { prepareAgentRun, BERTH_TOKEN_VARIABLE, type AgentRunDeps } from '../../src/modules/workflows/agent-run.ts';
+import { allowedHosts, filterLines } from '../../src/engine/agent/egress.ts';
+import type { AgentRunSpec } from '../../src/engine/agent/spec.ts';
 import { mintRunCredential } from '../../src/modules/run-credentials/run-credentials.repo.ts';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
@@ -34,7 +36,7 @@ describe('a workflow run\'s berth credential', () => {
     assert.equal(r.status, 201, r.raw);
     return r.body.id;
   }
-  async function workflow(governance: Record<string, unknown>): Promise<{ id: string; runId: string; token: string | undefined; mcp: Record<string, any> }> {
+  async function workflow(governance: Record<string, unknown>): Promise<{ id: string; runId: string; token: string | undefined; mcp: Record<string, any>; spec: AgentRunSpec }> {
     const w = await t.request('POST', `/environment/${env.id}/agenticWorkflow`, { token: org.token, body: {
       name: `wf-${randomUUID().slice(0, 8)}`, context_service_ids: [ids.api], governance: { host_allowlist: [], ...governance },
     } });
@@ -43,7 +45,7 @@ describe('a workflow run\'s berth credential', () => {
     assert.equal(run.status, 202, run.raw);
     const prepared = await prepareAgentRun(deps(), run.body.deployment_id, w.body.id);
     assert.ok(prepared && 'spec' in prepared, JSON.stringify(prepared));
-    return { id: w.body.id, runId: run.body.id, token: prepared.spec.mcpEnv[BERTH_TOKEN_VARIABLE], mcp: prepared.spec.mcpServers };
+    return { id: w.body.id, runId: run.body.id, token: prepared.spec.mcpEnv[BERTH_TOKEN_VARIABLE], mcp: prepared.spec.mcpServers, spec: prepared.spec };
   }
   async function connect(token: string): Promise<Client> {
     const client = new Client({ name: 'run-test', version: '1.0.0' });
@@ -85,6 +87,10 @@ describe('a workflow run\'s berth credential', () => {
     assert.ok(w.token?.startsWith('brun_'));
     // the agent's MCP configuration names the variable, never the secret
     assert.deepEqual(w.mcp.berth, { type: 'http', url: 'http://berth.internal:8080/mcp', headers: { Authorization: `Token \${${BERTH_TOKEN_VARIABLE}}` } });
+    // the egress proxy lets through that URL exactly, not berth's whole host
+    assert.equal(w.spec.berthMcpUrl, 'http://berth.internal:8080/mcp');
+    assert.ok(!allowedHosts(w.spec).includes('berth.internal'));
+    assert.ok(filterLines(allowedHosts(w.spec), [w.spec.berthMcpUrl!]).includes('^http://berth\\.internal:8080/mcp$'));
     const c = await connect(w.token!);
     const names = (await c.listTools()).tools.map((x) => x.name);
     assert.ok(names.includes('list_services') && names.includes('get_service_logs'));
@@ -95,15 +101,15 @@ describe('a workflow run\'s berth credential', () => {
     assert.deepEqual(listed.structuredContent.services.map((s: any) => s.id).sort(), [ids.api, w.id].sort());
     assert.equal((await call(c, 'get_service', { service: 'api' })).structuredContent.settings.id, ids.api);
     assert.equal((await call(c, 'get_service', { service: ids.billing })).structuredContent.status, 403);
-    // another environment of the same organization is out of sight, by name or by id
+    // another environment of the same organization: out of sight by name, refused by id
     assert.equal((await call(c, 'get_service', { service: 'elsewhere' })).structuredContent.status, 404);
-    assert.equal((await call(c, 'get_service', { service: ids.elsewhere })).structuredContent.status, 404);
+    assert.equal((await call(c, 'get_service', { service: ids.elsewhere })).structuredContent.status, 403);
     // and the services behind the tools refuse it there too (the scope check, not only the lookup)
     const viaDeployment = await t.ctx.services.deployments.history(
       (await t.ctx.services.identity.authenticate(`Token ${w.token}`)), ids.elsewhere, 'APPLICATION', 'Application', { page: 1, pageSize: 1, limit: 1, offset: 0 })
       .then(() => null, (err: { status: number }) => err.status);
     assert.equal(viaDeployment, 403);
-    assert.equal((await call(c, 'list_services', { environment: other.id })).structuredContent.status, 404);
+    assert.equal((await call(c, 'list_services', { environment: other.id })).structuredContent.status, 403);
     assert.equal((await call(c, 'deploy_service', { service: 'api' })).structuredContent.status, 403);
 
     const rest = await t.request('GET', `/application/${ids.api}`, { token: w.token });

@@ -1,7 +1,8 @@
 // Names or ids: a caller (a person through an AI assistant, a CLI user) says `storefront` in
 // `staging` of `shop`; this finds what they mean among what they may read — one match, 404 with
-// what was looked for, or 400 listing the candidates when the words fit several. Authorization
-// of the match itself is still the services' (scope.service / scope.environment).
+// what was looked for, or 400 listing the candidates when the words fit several. An id is taken
+// as it is, wherever it lives: authorization of the match is the services' (scope.service /
+// scope.environment), so another organization's id is refused exactly as the REST API refuses it.
 import type { Queryable } from '../../db/db.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
@@ -57,6 +58,10 @@ function one<T extends Place>(found: T[], what: string, label: (c: T) => string)
 
 /** the environment the words name */
 export async function findEnvironment(db: Queryable, p: Principal, words: PlaceWords & { environment: string }): Promise<Place> {
+  if (UUID.test(words.environment)) {
+    const rows = await db.query<Place>(`select ${PLACE_COLUMNS} from ${PLACE_JOINS} where e.id = $1::uuid`, [words.environment]);
+    return one(rows, `Environment ${words.environment}`, describe);
+  }
   const r = reach(p);
   const params = [...r.params];
   const where = narrow([['o', words.organization], ['p', words.project], ['e', words.environment]], params);
@@ -92,6 +97,12 @@ export async function findOrganization(db: Queryable, p: Principal, word: string
 
 /** the service the words name (by id, or by name narrowed by the place words) */
 export async function findService(db: Queryable, p: Principal, words: PlaceWords & { service: string }): Promise<ServicePlace> {
+  if (UUID.test(words.service)) {
+    const rows = await db.query<ServicePlace>(`select ${PLACE_COLUMNS}, s.id as service_id, s.name as service_name, s.type as service_type
+      from services s join environments e on e.id = s.environment_id join projects p on p.id = e.project_id
+        join organizations o on o.id = e.organization_id where s.id = $1::uuid`, [words.service]);
+    return one(rows, `Service ${words.service}`, (c) => c.service_name);
+  }
   const r = reach(p);
   const params = [...r.params];
   const where = narrow([['o', words.organization], ['p', words.project], ['e', words.environment], ['s', words.service]], params);
