@@ -3,6 +3,9 @@
 // environment, the workflow and its context services; reading unless governance.platform_access
 // is ACT; nothing with NONE; and it is refused once the run has ended (the worker revokes it) or
 // expired. governance.platform_access is validated and defaults to READ.
+// Tests share one process: the deployment workers run here (started by this file or another), so
+// each run is let finish before its credential is minted again for the test, and the revocation
+// is watched through the worker's own function with an engine whose runAgent uses the credential.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,6 +17,7 @@ import { allowedHosts, filterLines } from '../../src/engine/agent/egress.ts';
 import type { AgentRunSpec } from '../../src/engine/agent/spec.ts';
 import { mintRunCredential } from '../../src/modules/run-credentials/run-credentials.repo.ts';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { runWorkflowAgent } from '../../src/workers/agent-runs.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
@@ -43,10 +47,16 @@ describe('a workflow run\'s berth credential', () => {
     assert.equal(w.status, 201, w.raw);
     const run = await t.request('POST', `/agenticWorkflow/${w.body.id}/run`, { token: org.token });
     assert.equal(run.status, 202, run.raw);
+    // the worker has run (and revoked) its own credential: the one minted below is the test's
+    await finished(w.body.id, run.body.id);
     const prepared = await prepareAgentRun(deps(), run.body.deployment_id, w.body.id);
     assert.ok(prepared && 'spec' in prepared, JSON.stringify(prepared));
     return { id: w.body.id, runId: run.body.id, token: prepared.spec.mcpEnv[BERTH_TOKEN_VARIABLE], mcp: prepared.spec.mcpServers, spec: prepared.spec };
   }
+  const finished = (workflowId: string, runId: string) => eventually(async () => {
+    const r = await t.request('GET', `/agenticWorkflow/${workflowId}/run/${runId}`, { token: org.token });
+    return ['SUCCEEDED', 'FAILED', 'CANCELED'].includes(r.body.status) ? r.body : null;
+  }, 30_000, 50);
   async function connect(token: string): Promise<Client> {
     const client = new Client({ name: 'run-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Token ${token}` } } }));
@@ -65,6 +75,7 @@ describe('a workflow run\'s berth credential', () => {
     ids.api = await app(env.id, 'api');
     ids.billing = await app(env.id, 'billing');
     ids.elsewhere = await app(other.id, 'elsewhere');
+    await startDeploymentWorkers(t.ctx);
   });
   after(async () => {
     for (const c of clients) await c.close().catch(() => {});
@@ -138,18 +149,30 @@ describe('a workflow run\'s berth credential', () => {
 
   test('refused once the run has ended (revoked by the worker) or expired', async () => {
     const w = await workflow({});
-    const c = await connect(w.token!);
-    assert.equal((await call(c, 'get_service', { service: 'api' })).structuredContent.settings.id, ids.api);
-    // the queued runs run now, on the simulated engine; when this one ends its credential is revoked
-    await startDeploymentWorkers(t.ctx);
-    await eventually(async () => {
-      const r = await t.request('GET', `/agenticWorkflow/${w.id}/run/${w.runId}`, { token: org.token });
-      return ['SUCCEEDED', 'FAILED', 'CANCELED'].includes(r.body.status);
-    }, 30_000, 50);
-    await eventually(async () => (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from run_credentials where run_id = $1 and revoked_at is null', [w.runId]))[0]!.n === 0);
-    await assert.rejects(call(c, 'get_service', { service: 'api' }), /401|unknown, expired or revoked/);
-    const log = await t.request('GET', `/agenticWorkflow/${w.id}/run/${w.runId}/log`, { token: org.token });
-    assert.ok(log.body.results.some((l: any) => /berth's MCP server is offered to the agent as "berth"/.test(l.message)), log.raw);
+    const run = await t.request('GET', `/agenticWorkflow/${w.id}/run/${w.runId}`, { token: org.token });
+    // the worker's step, over an engine whose agent uses the credential it was handed while it runs
+    let during: ToolAnswer | undefined;
+    let handed: string | undefined;
+    const engine = {
+      ...t.ctx.engine, real: false,
+      async runAgent(spec: AgentRunSpec) {
+        handed = spec.mcpEnv[BERTH_TOKEN_VARIABLE];
+        during = await call(await connect(handed!), 'get_service', { service: 'api' });
+        return { status: 'SUCCEEDED' as const, message: null, result: 'ok', numTurns: 1, inputTokens: 1, outputTokens: 1, costUsd: 0, durationMs: 1 };
+      },
+    };
+    const lines: string[] = [];
+    await runWorkflowAgent({ ...t.ctx, engine }, {
+      id: w.id, type: 'AGENTIC_WORKFLOW', name: 'wf', slug: 'wf', environmentId: env.id, spec: {}, advancedSettings: {},
+      gitCommitId: null, imageTag: null, deploymentId: run.body.deployment_id,
+    }, async (_kind, message) => { lines.push(message); }, new AbortController().signal);
+    assert.equal(during?.structuredContent.settings.id, ids.api, 'the credential worked while the agent ran');
+    assert.ok(lines.some((l) => /berth's MCP server is offered to the agent as "berth"/.test(l)), lines.join('\n'));
+    const after = await fetch(`${base}/mcp`, { method: 'POST', headers: { authorization: `Token ${handed}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    assert.equal(after.status, 401, 'refused once the agent stopped');
+    // revocation is per run: the credential this test minted earlier for the same run is refused too
+    await assert.rejects(connect(w.token!), /401|unknown, expired or revoked/);
 
     const expired = await mintRunCredential(t.ctx.db, {
       organizationId: org.id, runId: w.runId, workflowId: w.id, environmentId: env.id, serviceIds: [w.id], mayAct: false, expiresAt: new Date(Date.now() - 1000),
