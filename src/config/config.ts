@@ -118,11 +118,13 @@ function redactUrl(raw: string): string {
   return raw.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-/** where an agent run reaches berth's MCP server (decision 0197): AGENT_BERTH_URL; unset, runs get
- * no berth connection (the egress proxy would let the run reach that host on any port: opt in) */
-function agentBerthUrl(env: Env): string | null {
+/** where an agent run reaches berth's MCP server (decision 0197): AGENT_BERTH_URL, else the Docker
+ * host by the name the egress proxy resolves to it when berth listens beyond loopback, else none
+ * (runs get no berth connection). The proxy lets through that exact URL, not the host */
+function agentBerthUrl(env: Env, host: string, port: number): string | null {
   const given = url(env, 'AGENT_BERTH_URL', ['http:', 'https:']);
-  return given ? given.replace(/\/+$/, '') : null;
+  if (given) return given.replace(/\/+$/, '');
+  return ['127.0.0.1', 'localhost', '::1'].includes(host) ? null : `http://host.docker.internal:${port}`;
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -183,7 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     ingressAdminPort: int(env, 'INGRESS_ADMIN_PORT', 2019, 1, 65535),
     engineAllowLocalGit: bool(env, 'ENGINE_ALLOW_LOCAL_GIT', false),
     agentBaseImage: str(env, 'AGENT_BASE_IMAGE', 'debian:bookworm-slim'),
-    agentBerthUrl: agentBerthUrl(env),
+    agentBerthUrl: agentBerthUrl(env, host, port),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     trustProxy,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),

@@ -3,12 +3,31 @@
 // SSE stream when a tool sends progress). Authentication, rate limiting and the request id are the
 // API's own hooks; a workflow run's credential is accepted here and nowhere else. GET and DELETE
 // (server-initiated streams, sessions) are 405: a stateless server has neither.
+import type { ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { AppError } from '../lib/errors.ts';
 import { highestRole } from './catalog.ts';
 import { createMcpServer } from './server.ts';
+
+/**
+ * The SDK answers streams with `Connection: keep-alive` whatever the request asked. A client (or
+ * an egress proxy: tinyproxy sends `Connection: close`) that asked to close then sees the
+ * connection kept, reuses it, and Node refuses the next request on it (400 "Client Error",
+ * data after close). Node decides persistence from the request itself: the header is dropped.
+ */
+function leaveConnectionToNode(res: ServerResponse): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const last = args[args.length - 1];
+    if (last && typeof last === 'object' && !Array.isArray(last)) {
+      for (const key of Object.keys(last)) if (key.toLowerCase() === 'connection') delete (last as Record<string, unknown>)[key];
+    }
+    res.removeHeader('connection');
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
+}
 
 export function registerMcpRoutes(app: App, ctx: AppContext): void {
   app.post('/mcp', { config: { hidden: true, runCredentials: true } }, async (request, reply) => {
@@ -21,6 +40,7 @@ export function registerMcpRoutes(app: App, ctx: AppContext): void {
     await server.connect(transport);
     // the headers the API's hooks set (request id, rate limit) go out with the transport's answer
     for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+    leaveConnectionToNode(reply.raw);
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();

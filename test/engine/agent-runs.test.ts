@@ -38,7 +38,8 @@ describe('agent runs on the docker engine', { skip: found ? false : NO_DOCKER, t
     git = await startGitServer();
     repoUrl = (await git.createRepo('notes', { 'README.md': '# ops notes\n', 'disk.txt': 'db-1 status: unknown\n' })).url;
     receiver = await startOutputReceiver();
-    berth = await startEngineBerth(found!.host, { AGENT_BASE_IMAGE: base });
+    // beyond loopback: runs reach berth's MCP server at host.docker.internal (AGENT_BERTH_URL's default)
+    berth = await startEngineBerth(found!.host, { AGENT_BASE_IMAGE: base, HOST: '0.0.0.0' });
     orgId = (await berth.api('GET', '/organization')).body.results[0].id;
     projectId = (await berth.api('POST', `/organization/${orgId}/project`, { name: `agents-${Date.now()}` })).body.id;
     envId = (await berth.api('POST', `/project/${projectId}/environment`, { name: 'ops', mode: 'DEVELOPMENT' })).body.id;
@@ -193,6 +194,36 @@ describe('agent runs on the docker engine', { skip: found ? false : NO_DOCKER, t
     } finally {
       server.close();
     }
+  });
+
+  test('the agent uses berth\'s own MCP server with the run\'s credential: its tools in the log; nothing else of the host through the proxy', async () => {
+    const port = new URL(berth.process.url).port;
+    await model.setScripts({
+      platform: [
+        { tool_use: { name: 'mcp__berth__list_services', input: { environment: envId } } },
+        { tool_use: { name: 'mcp__berth__get_service', input: { service: 'platform' } } },
+        { tool_use: { name: 'Bash', input: { command: `echo "other path $(curl -s -m 5 -o /dev/null -w %{http_code} http://host.docker.internal:${port}/organization)"; `
+          + `echo "token $(printenv BERTH_PLATFORM_TOKEN | cut -c1-5)"` } } },
+        { text: 'looked at the platform' },
+      ],
+    });
+    const w = await workflow('platform');
+    const started = await berth.api('POST', `/agenticWorkflow/${w.id}/run`);
+    const run = await finalRun(w.id, started.body.id);
+    const lines = await runLog(w.id, run.id);
+    assert.equal(run.status, 'SUCCEEDED', `${run.message}\n${lines.join('\n')}`);
+    assert.ok(lines.some((l) => /berth's MCP server is offered to the agent as "berth" \(reading tools/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('tool call: mcp__berth__list_services')), lines.join('\n'));
+    assert.ok(lines.some((l) => l.startsWith('tool call: mcp__berth__get_service')), lines.join('\n'));
+    const listed = lines.find((l) => l.startsWith('tool result (mcp__berth__list_services)')) ?? '';
+    assert.match(listed, new RegExp(w.id), 'the workflow itself is in what the run reaches');
+    const got = lines.find((l) => l.startsWith('tool result (mcp__berth__get_service)')) ?? '';
+    assert.match(got, /settings/, `get_service answered the agent:\n${lines.filter((l) => l.includes('get_service')).join('\n')}`);
+    assert.ok((await model.requests()).some((r) => JSON.stringify(r.body).includes('public_urls')), 'and its answer went back to the model');
+    const bash = lines.find((l) => l.startsWith('tool result (Bash)')) ?? '';
+    assert.match(bash, /other path 403/, 'the proxy lets through berth\'s /mcp only, not the rest of the host');
+    assert.match(bash, /token brun_/, 'the credential is in the agent\'s environment');
+    assert.ok(!lines.join('\n').match(/brun_[A-Za-z0-9_-]{20,}/), 'the credential never appears in the log');
   });
 
   test('a refused key ends FAILED with the endpoint\'s refusal, quickly', async () => {

@@ -6,7 +6,7 @@
 // error body; another organization's token gets nothing of this one; GET is 405; the resources.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
@@ -170,6 +170,24 @@ describe('berth as an MCP server', () => {
     const deploy = await call(c, 'deploy_service', { service: appId });
     assert.equal(deploy.structuredContent.status, 403);
     assert.equal((await call(c, 'list_services', { environment: env.id })).structuredContent.status, 403);
+  });
+
+  test('HTTP: a request that asks to close its connection gets it closed (an egress proxy relays the next request raw otherwise)', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(new URL(base).port), '127.0.0.1', () => {
+        socket.write(`POST /mcp HTTP/1.1\r\nHost: berth\r\nConnection: close\r\nAuthorization: Token ${org.token}\r\n`
+          + `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      });
+      let text = '';
+      socket.on('data', (d) => { text += d.toString(); });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      setTimeout(() => reject(new Error(`the connection stayed open: ${text.slice(0, 300)}`)), 5_000).unref();
+    });
+    assert.match(answer, /^HTTP\/1\.1 200/);
+    assert.doesNotMatch(answer, /keep-alive/i);
+    assert.match(answer, /list_services/);
   });
 
   test('HTTP: no token is a 401 body; GET is 405; /api/v1/mcp works too; resources read logs', async () => {

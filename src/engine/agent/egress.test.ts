@@ -72,7 +72,7 @@ const allows = (hosts: string[], host: string) => filterLines(hosts).some((l) =>
 
 test('filterLines: an exact host is anchored and its dots escaped', () => {
   const [line] = filterLines(['a.b']);
-  assert.equal(line, '^a\\.b$');
+  assert.equal(line, '^(http://)?a\\.b(:[0-9]+)?(/.*)?$');
   assert.ok(matches(line!, 'a.b'));
   for (const other of ['axb', 'a.bc', 'xa.b', 'sub.a.b', 'a.b.evil.com']) assert.ok(!matches(line!, other), other);
   assert.ok(allows(['api.anthropic.com'], 'API.Anthropic.com'), 'case-insensitive like FilterCaseSensitive Off');
@@ -81,6 +81,22 @@ test('filterLines: an exact host is anchored and its dots escaped', () => {
   assert.ok(!allows(['a+b.example'], 'aab.example'));
   assert.ok(allows(['a+b.example'], 'a+b.example'));
   assert.ok(!allows(['2001:db8::1'], '2001:db8::10'));
+});
+
+test('filterLines: what tinyproxy matches with FilterURLs On — a plain request\'s URL, a CONNECT\'s host:port — for the host only', () => {
+  const lines = filterLines(['a.b']);
+  const ok = (s: string) => lines.some((l) => matches(l, s));
+  for (const s of ['http://a.b/x?y=1', 'http://a.b:8080/', 'a.b:443', 'http://A.B/']) assert.ok(ok(s), s);
+  for (const s of ['http://a.b.evil.com/', 'http://a.b@evil.com/', 'http://a.b:80@evil.com/', 'a.bc:443', 'http://xa.b/', 'https://a.b/']) assert.ok(!ok(s), s);
+});
+
+test('filterLines: an exact URL lets through that URL only (berth\'s MCP endpoint), an https one its host:port', () => {
+  const lines = filterLines([], ['http://host.docker.internal:8080/mcp', 'https://berth.example:8443/mcp']);
+  const ok = (s: string) => lines.some((l) => matches(l, s));
+  assert.ok(ok('http://host.docker.internal:8080/mcp'));
+  assert.ok(ok('berth.example:8443'));
+  for (const s of ['http://host.docker.internal:8080/etc', 'http://host.docker.internal:8080/mcp?x=1', 'http://host.docker.internal:2019/mcp',
+    'http://host.docker.internal/mcp', 'host.docker.internal:8080', 'berth.example:443', 'http://berth.example:8443/mcp']) assert.ok(!ok(s), s);
 });
 
 test('filterLines: *.example.com allows every subdomain, not the domain itself nor a look-alike', () => {
@@ -99,7 +115,8 @@ test('parseProxyLine: tinyproxy\'s refusals and established connections; every o
     { kind: 'refused', host: 'blocked.example' });
   assert.deepEqual(parseProxyLine('NOTICE    Nov 26 06:40:01.123 [7]: Proxying refused on filtered domain "blocked"'), { kind: 'refused', host: 'blocked' });
   assert.deepEqual(parseProxyLine('NOTICE    Nov 26 06:40:01.123 [7]: Proxying refused on filtered url "http://blocked.example/x"'),
-    { kind: 'refused', host: 'http://blocked.example/x' });
+    { kind: 'refused', host: 'blocked.example' });
+  assert.deepEqual(parseProxyLine('NOTICE    Nov 26 10:01:17.231 [7]: Proxying refused on filtered url "other.org:443"'), { kind: 'refused', host: 'other.org' });
   assert.deepEqual(parseProxyLine('CONNECT   Nov 26 06:56:23.855 [21607]: Established connection to host "127.0.0.1" using file descriptor 6.'),
     { kind: 'allowed', host: '127.0.0.1' });
   assert.deepEqual(parseProxyLine('CONNECT   Nov 26 06:40:01.123 [7]: Established connection to host "model" using file descriptor 6.'),
@@ -116,10 +133,10 @@ test('parseProxyLine: tinyproxy\'s refusals and established connections; every o
   ]) assert.equal(parseProxyLine(other), null, other);
 });
 
-test('proxyConfig: denies by default, filters hosts (not URLs) with extended regexes from the given file', () => {
+test('proxyConfig: denies by default, filters what requests name (URLs, CONNECT targets) with extended regexes from the given file', () => {
   const conf = proxyConfig('/tmp/berth-filter');
   const lines = conf.split('\n').map((l) => l.trim());
-  for (const want of ['FilterDefaultDeny Yes', 'FilterType ere', 'FilterURLs Off', 'FilterCaseSensitive Off', 'Filter "/tmp/berth-filter"', `Port ${PROXY_PORT}`]) {
+  for (const want of ['FilterDefaultDeny Yes', 'FilterType ere', 'FilterURLs On', 'FilterCaseSensitive Off', 'Filter "/tmp/berth-filter"', `Port ${PROXY_PORT}`]) {
     assert.ok(lines.includes(want), `missing ${want}:\n${conf}`);
   }
   assert.ok(!lines.some((l) => /^FilterDefaultDeny\s+No/i.test(l)));

@@ -35,24 +35,40 @@ export function modelHost(model: AgentRunSpec['model']): string | null {
 }
 
 /** every host the proxy lets through, sorted; `*.example.com` entries allow any subdomain */
-export function allowedHosts(spec: Pick<AgentRunSpec, 'hostAllowlist' | 'model' | 'mcpServers' | 'repositories'>): string[] {
+export function allowedHosts(spec: Pick<AgentRunSpec, 'hostAllowlist' | 'model' | 'mcpServers' | 'repositories' | 'berthMcpUrl'>): string[] {
   const hosts = new Set<string>();
   const add = (h: string | null) => { if (h) hosts.add(h); };
   for (const entry of spec.hostAllowlist) add(hostOf(entry));
   add(modelHost(spec.model));
-  for (const server of Object.values(spec.mcpServers)) if ('url' in server) add(hostOf(server.url));
+  // berth's own endpoint is let through by its exact URL (filterLines), never its whole host
+  for (const server of Object.values(spec.mcpServers)) if ('url' in server && server.url !== spec.berthMcpUrl) add(hostOf(server.url));
   for (const repo of spec.repositories) add(hostOf(repo.url));
   return [...hosts].sort();
 }
 
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** one extended regular expression per allowed host, matched by tinyproxy against the requested host */
-export function filterLines(hosts: readonly string[]): string[] {
-  return hosts.map((h) => (h.startsWith('*.') ? `^([a-z0-9-]+\\.)+${escapeRegex(h.slice(2))}$` : `^${escapeRegex(h)}$`));
+/** a host as a pattern: exact, or `*.example.com` for any subdomain */
+const hostPattern = (h: string) => (h.startsWith('*.') ? `([a-z0-9-]+\\.)+${escapeRegex(h.slice(2))}` : escapeRegex(h));
+
+/** one URL exactly: a plain one by scheme, host, port and path; an https one by host and port
+ * (a CONNECT's `host:port` is all the proxy sees of it) */
+function exactUrlLine(url: string): string {
+  const u = new URL(url);
+  if (u.protocol === 'https:') return `^${escapeRegex(u.hostname)}:${u.port || '443'}$`;
+  return `^${escapeRegex(`http://${u.host}${u.pathname}`)}$`;
 }
 
-/** tinyproxy's configuration: deny by default, allow the filter's hosts (plain HTTP and CONNECT), log refusals */
+/**
+ * One extended regular expression per allowed host (and exact URL), matched by tinyproxy with
+ * FilterURLs On against what a request names: a plain request's absolute URL
+ * (`http://host:port/path?query`), a CONNECT's `host:port` (measured on Debian's tinyproxy 1.11).
+ */
+export function filterLines(hosts: readonly string[], exactUrls: readonly string[] = []): string[] {
+  return [...hosts.map((h) => `^(http://)?${hostPattern(h)}(:[0-9]+)?(/.*)?$`), ...exactUrls.map(exactUrlLine)];
+}
+
+/** tinyproxy's configuration: deny by default, allow what the filter's lines match (URLs and CONNECT targets), log refusals */
 export function proxyConfig(filterPath: string): string {
   return [
     'User nobody',
@@ -64,7 +80,7 @@ export function proxyConfig(filterPath: string): string {
     'DisableViaHeader Yes',
     `Filter "${filterPath}"`,
     'FilterType ere',
-    'FilterURLs Off',
+    'FilterURLs On',
     'FilterDefaultDeny Yes',
     'FilterCaseSensitive Off',
     '',
@@ -76,7 +92,8 @@ export interface ProxyLogLine { kind: 'refused' | 'allowed'; host: string }
 /** what a line of tinyproxy's log says about a request (null for the rest) */
 export function parseProxyLine(line: string): ProxyLogLine | null {
   const refused = /Proxying refused on filtered (?:domain|url) "([^"]+)"/i.exec(line);
-  if (refused) return { kind: 'refused', host: refused[1]! };
+  // with FilterURLs On a refusal names the URL (or a CONNECT's host:port): the host is what the log says
+  if (refused) return { kind: 'refused', host: hostOf(refused[1]!) ?? refused[1]! };
   const ok = /Established connection to host "([^"]+)"/i.exec(line);
   if (ok) return { kind: 'allowed', host: ok[1]! };
   return null;

@@ -59,11 +59,11 @@ export async function removeRunObjects(docker: Docker, runId: string): Promise<v
 }
 
 /** the egress proxy of a run: on the run's network (alias `egress`) and the environment's; its refusals become log lines */
-async function startProxy(docker: Docker, p: { runId: string; image: string; internal: string; environmentNetwork: string; hosts: string[]; labels: Record<string, string> },
+async function startProxy(docker: Docker, p: { runId: string; image: string; internal: string; environmentNetwork: string; hosts: string[]; urls: string[]; labels: Record<string, string> },
   log: LogSink): Promise<{ flushed: () => Promise<void> }> {
   const proxy = await docker.createContainer({
     name: egressContainerName(p.runId), Image: p.image, User: 'root', Entrypoint: ['sh', '-c', PROXY_START], Cmd: [],
-    Env: [`BERTH_PROXY_CONF=${proxyConfig('/tmp/berth-filter')}`, `BERTH_PROXY_FILTER=${filterLines(p.hosts).join('\n')}`],
+    Env: [`BERTH_PROXY_CONF=${proxyConfig('/tmp/berth-filter')}`, `BERTH_PROXY_FILTER=${filterLines(p.hosts, p.urls).join('\n')}`],
     Labels: { ...p.labels, 'berth.role': 'agent-egress' },
     HostConfig: {
       NetworkMode: p.internal, Memory: 128 * MiB, MemorySwap: 128 * MiB, NanoCpus: 500_000_000, PidsLimit: 256,
@@ -116,10 +116,11 @@ export async function runAgent(opts: AgentRunnerOptions, spec: AgentRunSpec, log
     });
 
     const hosts = allowedHosts(spec);
-    await say(`Egress through the proxy only, to: ${hosts.length ? hosts.join(', ') : 'no host'}`);
+    const urls = spec.berthMcpUrl ? [spec.berthMcpUrl] : [];
+    await say(`Egress through the proxy only, to: ${hosts.length ? hosts.join(', ') : 'no host'}${urls.length ? `; and berth's MCP server at ${urls.join(', ')} only` : ''}`);
     // the proxy starts while the run container is made and filled: both are on the way to the first request
     const [proxyLines, agent] = await Promise.all([
-      startProxy(docker, { runId: spec.runId, image, internal, environmentNetwork, hosts, labels }, log),
+      startProxy(docker, { runId: spec.runId, image, internal, environmentNetwork, hosts, urls, labels }, log),
       (async () => {
         const created = await docker.createContainer({
           name: runContainerName(spec.runId), Image: image, User: AGENT_USER, WorkingDir: '/workspace',

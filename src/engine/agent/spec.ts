@@ -46,6 +46,9 @@ export interface AgentRunSpec {
   mcpServers: Record<string, McpServerEntry>;
   /** values the MCP configuration references (connector headers): environment only */
   mcpEnv: Record<string, string>;
+  /** berth's own MCP endpoint when the run is given it (decision 0197): the proxy lets through
+   * this exact URL, not its host */
+  berthMcpUrl?: string | null;
   repositories: AgentRepository[];
   /** written to /berth/context.json; each service also as BERTH_SERVICE_<NAME>_* variables */
   context: { services: AgentContextService[] };

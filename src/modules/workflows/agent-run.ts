@@ -134,9 +134,10 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
   const services = await contextServices(deps, spec.context_service_ids, row.environment_id);
   const envRow = (await serviceFacts(db, 'id = $1', [serviceId]))[0]!;
   const notes: string[] = [];
+  let berthMcpUrl: string | null = null;
   const access = platformAccessOf(spec);
   if (access !== 'NONE' && !deps.berthUrl) {
-    notes.push('berth\'s own MCP server is not offered to this run: AGENT_BERTH_URL is unset (README: Use berth from an AI assistant)');
+    notes.push('berth\'s own MCP server is not offered to this run: berth listens on loopback only and AGENT_BERTH_URL is unset');
   } else if (access !== 'NONE') {
     // the workflow and its context services, in the environment the run runs in (the copy's, in a clone)
     const token = await mintRunCredential(db, {
@@ -146,7 +147,8 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     });
     let key = 'berth';
     while (mcpServers[key]) key = `${key}-platform`;
-    mcpServers[key] = { type: 'http', url: `${deps.berthUrl}/mcp`, headers: { Authorization: `Token \${${BERTH_TOKEN_VARIABLE}}` } };
+    berthMcpUrl = `${deps.berthUrl}/mcp`;
+    mcpServers[key] = { type: 'http', url: berthMcpUrl, headers: { Authorization: `Token \${${BERTH_TOKEN_VARIABLE}}` } };
     mcpEnv[BERTH_TOKEN_VARIABLE] = token;
     secrets.push(token);
     notes.push(`berth's MCP server is offered to the agent as "${key}" (${access === 'ACT' ? 'reading and acting' : 'reading'} tools, this environment, the workflow and ${services.length} context service(s))`);
@@ -162,7 +164,7 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     spec: {
       runId: run.id, workflowId: serviceId, workflowSlug: row.slug, environmentId: row.environment_id, projectId: envRow.project_id,
       organizationId: row.organization_id, prompt, model, maxTurns: settings.value.max_turns, timeoutSeconds: settings.value.timeout_seconds,
-      mcpServers, mcpEnv, repositories, context: { services }, hostAllowlist: spec.governance.host_allowlist,
+      mcpServers, mcpEnv, berthMcpUrl, repositories, context: { services }, hostAllowlist: spec.governance.host_allowlist,
       resources: { cpuMilli: spec.resources.cpu_milli, ramMib: spec.resources.ram_mib }, dockerFragment: spec.docker_fragment, secrets,
     },
   };
