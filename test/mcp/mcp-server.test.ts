@@ -141,6 +141,58 @@ describe('berth as an MCP server', () => {
     assert.equal(status.structuredContent.environment.id, env.id);
   });
 
+  test('rollback deploys an earlier deployment\'s commit again; stop waits for STOPPED; a workflow run started by a tool is in its runs', async () => {
+    const c = await connect(await org.tokenFor('DEVOPS'));
+    const first = await call(c, 'deploy_service', { service: appId, git_commit_id: 'a'.repeat(40), wait: true, wait_seconds: 60 }, { timeout: 90_000 });
+    assert.equal(first.structuredContent.deployment.git_commit_id, 'a'.repeat(40), JSON.stringify(first));
+    const second = await call(c, 'deploy_service', { service: appId, git_commit_id: 'b'.repeat(40), wait: true, wait_seconds: 60 }, { timeout: 90_000 });
+    assert.equal(second.structuredContent.deployment.status, 'DEPLOYED');
+    const back = await call(c, 'rollback_service', { service: appId, deployment_id: first.structuredContent.deployment.id, wait: true, wait_seconds: 60 }, { timeout: 90_000 });
+    assert.equal(back.isError, undefined, JSON.stringify(back));
+    assert.equal(back.structuredContent.deployment.git_commit_id, 'a'.repeat(40));
+    assert.equal(back.structuredContent.deployment.action, 'DEPLOY');
+    const history = await t.request('GET', `/application/${appId}/deploymentHistory`, { token: org.token });
+    assert.equal(history.body.results[0].id, back.structuredContent.deployment.id);
+    // a deployment of another service is not a version of this one
+    const other = await t.request('POST', `/environment/${env.id}/application`, { token: org.token, body: { name: `other-${Date.now()}`, git_repository: { url: 'https://github.com/acme/o' } } });
+    const foreign = await call(c, 'rollback_service', { service: other.body.id, deployment_id: first.structuredContent.deployment.id });
+    assert.equal(foreign.structuredContent.status, 404);
+
+    const stopped = await call(c, 'stop_service', { service: appId, wait: true, wait_seconds: 60 }, { timeout: 90_000 });
+    assert.equal(stopped.structuredContent.deployment.status, 'STOPPED', JSON.stringify(stopped));
+
+    const wf = await t.request('POST', `/environment/${env.id}/agenticWorkflow`, { token: org.token, body: { name: 'triage' } });
+    assert.equal(wf.status, 201, wf.raw);
+    const started = await call(c, 'run_workflow', { workflow: 'triage', environment: env.name, payload: { alert: 'disk full' } });
+    assert.equal(started.isError, undefined, JSON.stringify(started));
+    assert.equal(started.structuredContent.trigger, 'MANUAL');
+    const runs = await call(c, 'list_workflow_runs', { workflow: wf.body.id });
+    assert.equal(runs.structuredContent.result[0].id, started.structuredContent.id);
+    assert.deepEqual(runs.structuredContent.result[0].payload, { alert: 'disk full' });
+    assert.equal((await call(c, 'run_workflow', { workflow: 'storefront', environment: env.name })).structuredContent.status, 400);
+  });
+
+  test('the rate limit is the API\'s: past the budget a call is a 429 with berth\'s error body', async () => {
+    const limited = await startTestApp({ config: { rateLimitPerHour: 3 } });
+    try {
+      await limited.app.listen({ port: 0, host: '127.0.0.1' });
+      const url = `http://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}/mcp`;
+      const token = (await seedOrganization(limited)).token;
+      const statuses: number[] = [];
+      let last: any;
+      for (let i = 0; i < 5; i++) {
+        const r = await fetch(url, { method: 'POST', headers: { authorization: `Token ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/list' }) });
+        statuses.push(r.status);
+        last = await r.text();
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+      assert.equal(JSON.parse(last).code, 'rate_limited');
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('variables: a secret is write-only, set twice is one variable, delete removes it', async () => {
     const c = await connect(await org.tokenFor('DEVOPS'));
     const set = await call(c, 'set_variable', { service: appId, key: 'API_TOKEN', value: 's3cr3t-value', secret: true });
