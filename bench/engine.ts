@@ -2,7 +2,7 @@
 // (present on the daemon), the time from POST /container/{id}/deploy to the app answering
 // through its public URL, against the same steps done by hand with the docker CLI in the same
 // run (network, run with limits and a loopback port, poll until it answers). Interleaved rounds,
-// medians. Needs a daemon at BERTH_TEST_DOCKER_HOST or DOCKER_HOST and caddy; BENCH_ROUNDS (5).
+// medians. Needs a daemon at BERTH_TEST_DOCKER_HOST or DOCKER_HOST and haproxy; BENCH_ROUNDS (5).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

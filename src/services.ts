@@ -76,7 +76,7 @@ export function createServices(parts: ContextParts): Services {
   const workflows = createWorkflowsService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
   const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments, sealer: parts.sealer });
   const workflowOutputs = createWorkflowOutputsService({ db, scope, sealer: parts.sealer, queue: parts.queue, workflows });
-  const services = createServicesService({ db, sealer: parts.sealer, scope, appContext });
+  const services = createServicesService({ db, sealer: parts.sealer, scope, config, appContext });
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
   const audit = createAuditService({ db, organizations });

@@ -19,7 +19,7 @@ const USAGE = `usage: berth <command>
                                                      (embedded mode: generated when unset, written to DATA_DIR)
   backup --out FILE                                  embedded mode: write the database to FILE (server stopped)
   restore --from FILE                                embedded mode: load FILE into an empty DATA_DIR
-  ingress status|stop                                the Caddy serving public URLs (it outlives berth): show or stop it`;
+  ingress status|stop                                the HAProxy serving public URLs (it outlives berth): show or stop it`;
 
 /** `.env` in the working directory (see .env.example); the real environment wins over it */
 function loadDotEnv(): void {

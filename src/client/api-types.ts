@@ -300,7 +300,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The master login and password (ADMIN) */
+        /** The master login and password (ADMIN), with the address clients connect to: a PUBLIC database's public host and port, else its name and port on the environment's network */
         get: operations["getDatabaseMasterCredentials"];
         put?: never;
         post?: never;
@@ -3543,7 +3543,9 @@ export interface components {
             memory: number;
             storage: number;
             instance_type: string | null;
+            /** @description where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address); PRIVATE, the name on the environment's network */
             host: string;
+            /** @description PUBLIC: the host port reserved for the database (DATABASE_PUBLIC_PORTS), published from its next deployment; PRIVATE: the database's own port */
             port: number;
             disk_encrypted: boolean;
             annotations_groups: components["schemas"]["listApplication.response.200.results.annotations_groups"][];
@@ -8264,7 +8266,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address); PRIVATE, the name on the environment's network */
                         host: string;
+                        /** @description PUBLIC: the host port reserved for the database (DATABASE_PUBLIC_PORTS), published from its next deployment; PRIVATE: the database's own port */
                         port: number;
                         login: string;
                         password: string;

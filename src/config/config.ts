@@ -38,8 +38,10 @@ export interface Config {
   /** the port the ingress proxy listens on (loopback and every interface: INGRESS_HOST) */
   readonly ingressPort: number;
   readonly ingressHost: string;
-  /** the ingress proxy's admin API (Caddy), on loopback */
-  readonly ingressAdminPort: number;
+  /** INGRESS_DRAIN_SECONDS: how long a replaced version keeps its open connections (WebSockets, streams) before it is stopped */
+  readonly ingressDrainSeconds: number;
+  /** host ports PUBLIC databases are published on, one each, on INGRESS_HOST (decision 0333) */
+  readonly databasePublicPorts: { readonly from: number; readonly to: number };
   /** git URLs that are local paths or file:// (they read the host's disk) are refused unless true */
   readonly engineAllowLocalGit: boolean;
   /** the image agent runs are built on (Debian- or Ubuntu-based); berth adds the harness, node, git and the egress proxy */
@@ -54,6 +56,14 @@ export interface Config {
   readonly metricsToken: string | undefined;
   /** on SIGTERM, keep serving this long (readiness red, `Connection: close`) before closing */
   readonly shutdownDrainMs: number;
+  /** runtime lines (a running app's output) older than this many days are deleted; 0: no age limit (decision 0408) */
+  readonly logRetentionDays: number;
+  /** each service keeps at most this many runtime lines, the newest; 0: no count limit */
+  readonly logRetentionLinesPerService: number;
+  /** the most lines one delete statement of the pruner removes */
+  readonly logPruneBatch: number;
+  /** seconds between two prunes (by one worker process at a time) */
+  readonly logPruneIntervalSeconds: number;
 }
 
 /** the default of EMBEDDED_DATABASE for a new DATA_DIR: the one the measurements of decision 0703 favour */
@@ -111,6 +121,15 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
   }
   return raw;
+}
+
+/** `FROM-TO`, an inclusive range of TCP ports */
+function portRange(env: Env, name: string, fallback: string): { from: number; to: number } {
+  const raw = str(env, name, fallback);
+  const m = /^(\d{1,5})-(\d{1,5})$/.exec(raw);
+  const [from, to] = m ? [Number(m[1]), Number(m[2])] : [NaN, NaN];
+  if (!(from >= 1 && to <= 65535 && from <= to)) throw new ConfigError(`${name} must be a port range FROM-TO within 1-65535, got "${raw}"`);
+  return Object.freeze({ from, to });
 }
 
 /** never print credentials embedded in a URL */
@@ -182,7 +201,8 @@ export function loadConfig(env: Env = process.env): Config {
     ingressDomain: str(env, 'INGRESS_DOMAIN', 'localhost').replace(/^\.+|\.+$/g, ''),
     ingressPort: int(env, 'INGRESS_PORT', 8000, 1, 65535),
     ingressHost: str(env, 'INGRESS_HOST', '127.0.0.1'),
-    ingressAdminPort: int(env, 'INGRESS_ADMIN_PORT', 2019, 1, 65535),
+    ingressDrainSeconds: int(env, 'INGRESS_DRAIN_SECONDS', 30, 0, 3600),
+    databasePublicPorts: portRange(env, 'DATABASE_PUBLIC_PORTS', '30000-30999'),
     engineAllowLocalGit: bool(env, 'ENGINE_ALLOW_LOCAL_GIT', false),
     agentBaseImage: str(env, 'AGENT_BASE_IMAGE', 'debian:bookworm-slim'),
     agentBerthUrl: agentBerthUrl(env, host, port),
@@ -191,5 +211,9 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1_048_576, 1024, 100 * 1_048_576),
     metricsToken: optional(env, 'METRICS_TOKEN'),
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 1000, 0, 120_000),
+    logRetentionDays: int(env, 'LOG_RETENTION_DAYS', 14, 0, 36_500),
+    logRetentionLinesPerService: int(env, 'LOG_RETENTION_LINES_PER_SERVICE', 100_000, 0, 1_000_000_000),
+    logPruneBatch: int(env, 'LOG_PRUNE_BATCH', 5000, 1, 100_000),
+    logPruneIntervalSeconds: int(env, 'LOG_PRUNE_INTERVAL_SECONDS', 60, 1, 86_400),
   });
 }

@@ -52,8 +52,10 @@ export interface DatabasePlan {
   password: string;
   /** the host name other services use (the master credentials' host) */
   host: string;
-  /** PUBLIC: also reachable from the host on a published port */
+  /** PUBLIC: also reachable from outside, on the host port berth reserved for it (decision 0333) */
   publicAccess: boolean;
+  /** that reserved port (published on INGRESS_HOST); null for PRIVATE databases */
+  publicPort: number | null;
 }
 
 export interface JobPlan {

@@ -1,7 +1,7 @@
 // Choosing the engine at start: ENGINE=docker needs a daemon answering at DOCKER_HOST (else the
 // start fails with one line saying so), ENGINE=auto takes Docker when it answers and the
 // simulated engine otherwise, ENGINE=kubernetes is refused until a driver exists. With Docker,
-// the ingress proxy (Caddy) is adopted or started; without caddy the engine still deploys and
+// the ingress proxy (HAProxy) is adopted or started; without haproxy the engine still deploys and
 // says public URLs are unavailable. The Docker client, driver and ingress modules are loaded only
 // when Docker is tried (about 30 MiB a simulated-engine process does not carry).
 import type Docker from 'dockerode';
@@ -53,25 +53,25 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
     }
     return { driver: createSimulatedDriver(), description: `simulated: no Docker daemon answers at DOCKER_HOST=${config.dockerHost}, so deployments run nothing (install Docker or set DOCKER_HOST for real ones)` };
   }
-  const { createCaddyIngress, findCaddy } = await import('./ingress/caddy.ts');
+  const { createHaproxyIngress, findHaproxy } = await import('./ingress/haproxy.ts');
   const { createDockerDriver } = await import('./docker/driver.ts');
   let ingress = null;
   let ingressNote = '';
-  const caddy = findCaddy(process.env.CADDY_BIN);
-  if (!caddy) {
-    ingressNote = '; public URLs unavailable: caddy is not installed (install caddy, or set CADDY_BIN)';
-    logger.warn('caddy is not installed (install caddy, or set CADDY_BIN): deployments run, but services get no public URL; their links say so');
+  if (process.env.CADDY_BIN) logger.warn('CADDY_BIN is no longer read: the ingress proxy is HAProxy (HAPROXY_BIN, decision 0334)');
+  const haproxy = findHaproxy(process.env.HAPROXY_BIN);
+  if (!haproxy) {
+    ingressNote = '; public URLs unavailable: haproxy is not installed (install haproxy, or set HAPROXY_BIN)';
+    logger.warn('haproxy is not installed (install haproxy, or set HAPROXY_BIN): deployments run, but services get no public URL; their links say so');
   } else {
-    ingress = createCaddyIngress({
-      dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, adminPort: config.ingressAdminPort, caddyBin: caddy, logger,
-      domain: config.ingressDomain,
+    ingress = createHaproxyIngress({
+      dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, haproxyBin: haproxy, logger, domain: config.ingressDomain,
     });
     if (options.startIngress !== false) await ingress.ensure();
     ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`}`;
   }
   const driver = createDockerDriver({
-    docker, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort }, allowLocalGit: config.engineAllowLocalGit,
-    agentBaseImage: config.agentBaseImage,
+    docker, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort }, publicHost: config.ingressHost, allowLocalGit: config.engineAllowLocalGit,
+    agentBaseImage: config.agentBaseImage, drainMs: config.ingressDrainSeconds * 1000,
   });
   return { driver, description: `docker at ${config.dockerHost}${ingressNote}` };
 }

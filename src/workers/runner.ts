@@ -1,5 +1,6 @@
 // The worker runner: subscribes each task kind to its handler and installs the recurring
-// tasks. Runs in roles `all` and `worker`; handlers call the same services the API does.
+// tasks; starts the engine observer and the log pruner (each active in one process at a time).
+// Runs in roles `all` and `worker`; handlers call the same services the API does.
 import type { AppContext } from '../context.ts';
 import { startDeploymentWorkers } from './deployments.ts';
 import { startEngineUninstallWorker } from './engine-uninstall.ts';
@@ -9,6 +10,7 @@ import { startWorkflowScheduleWorker } from './workflow-schedule.ts';
 import { startWorkflowOutputWorkers } from './workflow-outputs.ts';
 import { startJobRunWorkers } from './job-runs.ts';
 import { startEngineObserver } from './engine-observer.ts';
+import { startLogPruner } from './log-retention.ts';
 
 export interface Workers { stop(): Promise<void> }
 
@@ -24,5 +26,6 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   await startEngineUninstallWorker(ctx);
   await startJobRunWorkers(ctx);
   const observer = startEngineObserver(ctx);
-  return { stop: async () => { await observer?.stop(); } };
+  const pruner = startLogPruner(ctx);
+  return { stop: async () => { await observer?.stop(); await pruner?.stop(); } };
 }

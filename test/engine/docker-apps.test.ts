@@ -102,6 +102,7 @@ describe('docker engine: an application from git', { skip: found ? false : NO_DO
     const failures = rounds.flatMap((r) => r.failures);
     const ok = rounds.reduce((n, r) => n + r.ok, 0);
     assert.deepEqual(failures, [], `failed requests during the redeploy (${ok} ok)`);
+    assert.equal(rounds.reduce((n, r) => n + r.retried, 0), 0, 'no GET had to be sent again: the ingress closed no connection (0334)');
     assert.ok(ok > 300, `steady load (${ok} requests)`);
     assert.deepEqual([...new Set(rounds.flatMap((r) => r.bodies))].sort(), ['hello v1\n', 'hello v2\n']);
     assert.equal((await viaIngress(berth.ingressPort, host)).body, 'hello v2\n');

@@ -1,4 +1,4 @@
-// The docker engine without its ingress proxy (caddy missing): berth says so at start, at warn,
+// The docker engine without its ingress proxy (haproxy missing): berth says so at start, at warn,
 // and a service's links are an empty list with the reason, instead of addresses that refuse
 // connections (issue 31, item 3).
 import { after, before, describe, test } from 'node:test';
@@ -8,13 +8,13 @@ import { startEngineBerth, type EngineBerth } from '../support/engine-berth.ts';
 
 const found = await testDocker();
 
-describe('docker engine without caddy', { skip: found ? false : NO_DOCKER, timeout: 300_000 }, () => {
+describe('docker engine without haproxy', { skip: found ? false : NO_DOCKER, timeout: 300_000 }, () => {
   let berth: EngineBerth;
-  before(async () => { berth = await startEngineBerth(found!.host, { CADDY_BIN: '/nonexistent/caddy' }); });
+  before(async () => { berth = await startEngineBerth(found!.host, { HAPROXY_BIN: '/nonexistent/haproxy' }); });
   after(async () => { await berth?.close(); });
 
   test('startup warns, and links are empty with the reason', async () => {
-    assert.match(berth.process.output(), /caddy is not installed .*services get no public URL/);
+    assert.match(berth.process.output(), /haproxy is not installed .*services get no public URL/);
     const org = (await berth.api('GET', '/organization')).body.results[0].id;
     const project = (await berth.api('POST', `/organization/${org}/project`, { name: `no-ingress-${Date.now()}` })).body;
     const env = (await berth.api('POST', `/project/${project.id}/environment`, { name: 'dev', mode: 'DEVELOPMENT' })).body.id;
@@ -25,7 +25,7 @@ describe('docker engine without caddy', { skip: found ? false : NO_DOCKER, timeo
     const web = await berth.api('GET', `/container/${await make('web', true)}/link`);
     assert.equal(web.status, 200);
     assert.deepEqual(web.body.results, [], 'no address that would refuse connections');
-    assert.match(web.body.public_urls_unavailable_reason, /caddy.*not installed.*CADDY_BIN/);
+    assert.match(web.body.public_urls_unavailable_reason, /haproxy.*not installed.*HAPROXY_BIN/);
     const worker = await berth.api('GET', `/container/${await make('worker', false)}/link`);
     assert.deepEqual(worker.body, { results: [], public_urls_unavailable_reason: null }, 'no public port: nothing to explain');
   });

@@ -31,6 +31,7 @@ describe('configuration', () => {
     assert.equal(c.engine, 'auto');
     assert.equal(c.dockerHost, 'unix:///var/run/docker.sock');
     assert.equal(c.ingressDomain, 'localhost');
+    assert.equal(c.ingressDrainSeconds, 30);
     assert.equal(c.webhookAllowPrivateTargets, false);
     assert.equal(c.bootstrapOrganization, 'default');
   });
@@ -43,6 +44,7 @@ describe('configuration', () => {
     [{ DATABASE_URL: 'postgres://localhost/x' }, 'ENCRYPTION_KEY'],
     [{ ENCRYPTION_KEY: 'c2hvcnQ=' }, 'ENCRYPTION_KEY'],
     [{ ENGINE: 'docker-swarm' }, 'ENGINE'],
+    [{ INGRESS_DRAIN_SECONDS: '-1' }, 'INGRESS_DRAIN_SECONDS'],
     [{ EMBEDDED_DATABASE: 'sqlite' }, 'EMBEDDED_DATABASE must be one of postgres, pglite'],
     [{ ENGINE: 'kubernetes' }, 'ENGINE=kubernetes is not available'],
     [{ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_TARGETS'],

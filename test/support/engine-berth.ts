@@ -1,5 +1,5 @@
 // A real berth process on the Docker engine for engine flows: its own data directory (or a
-// fresh PostgreSQL database), its own Caddy ingress on free loopback ports, a known token, and
+// fresh PostgreSQL database), its own HAProxy ingress on a free loopback port, a known token, and
 // helpers to call the API, to request a service through the ingress by host name (Node's fetch
 // cannot set Host), and to receive organization webhooks on loopback.
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopCaddy } from '../../src/engine/ingress/caddy.ts';
+import { stopIngress } from '../../src/engine/ingress/haproxy.ts';
 import { freshPostgresUrl } from './db.ts';
 import { eventually } from './harness.ts';
 import { freePort, startBerth, type BerthProcess } from './processes.ts';
@@ -31,11 +31,10 @@ export async function startEngineBerth(dockerHost: string, extraEnv: Record<stri
   const token = `engine-test-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-engine-'));
   const ingressPort = await freePort();
-  const adminPort = await freePort();
   const databaseUrl = await freshPostgresUrl();
   const env: Record<string, string> = {
     ENGINE: 'docker', DOCKER_HOST: dockerHost, DATA_DIR: dataDir, BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn',
-    INGRESS_PORT: String(ingressPort), INGRESS_ADMIN_PORT: String(adminPort), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    INGRESS_PORT: String(ingressPort), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, ENCRYPTION_KEY: randomBytes(32).toString('base64') } : {}),
     ...extraEnv,
   };
@@ -65,7 +64,7 @@ export async function startEngineBerth(dockerHost: string, extraEnv: Record<stri
     async close() {
       for (const p of extras) await p.stop();
       await proc.stop();
-      await stopCaddy({ dataDir, adminPort });
+      await stopIngress({ dataDir });
     },
     async settle(deploymentId, timeoutMs = 180_000) {
       return eventually(async () => {

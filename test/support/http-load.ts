@@ -5,7 +5,8 @@
 // Clients behave like browsers (RFC 9112 §9.3.1, RFC 9110 §9.2.2): a GET whose connection was
 // reset before any byte of a response — a reused idle connection the server closed, or a new one
 // reset while the proxy swaps its listener — is sent again once, on a new connection. Those are
-// counted in `retried`; every other error, a second reset, or a non-200 is a failure.
+// counted in `retried`; every other error, a second reset, or a non-200 is a failure. With
+// `retry: false` a client never sends a request again: every reset is a failure.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -29,6 +30,8 @@ export interface LoadOptions {
   path?: string;
   /** false: a new connection per request (default true: keep-alive, browser-like retry) */
   keepAlive?: boolean;
+  /** false: no request is ever sent again; a connection closed before the answer is a failure (default true) */
+  retry?: boolean;
 }
 
 class ReusedSocketClosed extends Error {}
@@ -46,8 +49,8 @@ function getOnce(agent: http.Agent | false, url: URL, host: string, path: string
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', (err: NodeJS.ErrnoException) => {
-      // a connection reset before any response: the reused idle connection the proxy closed, or
-      // a new one reset while Caddy swaps its listener at a config change (0330). A GET is
+      // a connection reset before any response: the reused idle connection a proxy or server
+      // closed, or a new one reset while a proxy swaps its listener (a reload). A GET is
       // idempotent: a user agent may send it again (RFC 9110 §9.2.2), as browsers do
       const closedBeforeAnswer = !answered && (err.code === 'ECONNRESET' || err.message === 'socket hang up')
         && (req.reusedSocket || err.syscall === 'connect' || err.syscall === 'read');
@@ -70,7 +73,7 @@ export async function steadyLoad(opts: LoadOptions): Promise<LoadResult> {
     try {
       return await getOnce(keepAlive ? agent : false, url, opts.host, opts.path ?? '/');
     } catch (err) {
-      if (!(err instanceof ReusedSocketClosed)) throw err;
+      if (!(err instanceof ReusedSocketClosed) || opts.retry === false) throw err;
       result.retried++;
       return getOnce(false, url, opts.host, opts.path ?? '/');
     }

@@ -1,5 +1,6 @@
 // The Docker create options of a replica or a job run, pure: image, environment, command,
-// limits (always set), restart policy, ports published on loopback only, named volumes only
+// limits (always set), restart policy, ports published on loopback (a PUBLIC database's on
+// INGRESS_HOST, at its reserved port), named volumes only
 // (never a bind mount, so never the Docker socket), the environment's network with the service's
 // DNS aliases, rotated json logs.
 import type { ContainerCreateOptions } from 'dockerode';
@@ -15,6 +16,8 @@ export interface ReplicaInput {
   plan: RuntimePlan;
   /** internal port → loopback host port */
   hostPorts: Map<number, number>;
+  /** a PUBLIC database's port: published at its reserved port on INGRESS_HOST (decision 0333) */
+  publicPort?: { internalPort: number; hostIp: string; hostPort: number } | null;
   /** overrides of the plan's command (jobs: the cron or lifecycle command) */
   entrypoint?: string | null;
   args?: string[];
@@ -27,6 +30,11 @@ export interface ReplicaInput {
   dataDir?: string | null;
 }
 
+/** the address Docker binds a published port to: INGRESS_HOST, without IPv6 brackets */
+export function publishAddress(ingressHost: string): string {
+  return ingressHost.replace(/^\[(.*)\]$/, '$1');
+}
+
 export function replicaCreateOptions(input: ReplicaInput): ContainerCreateOptions {
   const { plan } = input;
   const env = { ...plan.env, ...input.extraEnv };
@@ -35,6 +43,11 @@ export function replicaCreateOptions(input: ReplicaInput): ContainerCreateOption
   for (const [internal, host] of input.hostPorts) {
     exposed[`${internal}/tcp`] = {};
     bindings[`${internal}/tcp`] = [{ HostIp: '127.0.0.1', HostPort: String(host) }];
+  }
+  if (input.publicPort) {
+    const { internalPort, hostIp, hostPort } = input.publicPort;
+    exposed[`${internalPort}/tcp`] = {};
+    bindings[`${internalPort}/tcp`] = [{ HostIp: hostIp, HostPort: String(hostPort) }];
   }
   const mounts = plan.volumes.map((v) => ({ Type: 'volume' as const, Source: volumeName(input.serviceId, v.key), Target: v.mountPoint }));
   if (input.dataDir) mounts.push({ Type: 'volume', Source: volumeName(input.serviceId, 'data'), Target: input.dataDir });

@@ -12,6 +12,7 @@ import type { AgentRunSpec, BuildResult, DriverService, EngineDriver, LogSink, R
 import { EngineFailure } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { buildImage } from './build.ts';
+import { publishAddress } from './containers.ts';
 import { databaseContainer } from './databases.ts';
 import { ensureImage } from './images.ts';
 import { runJobToCompletion } from './jobs.ts';
@@ -24,16 +25,18 @@ import { ensureEnvironmentNetwork } from './networks.ts';
 import { runAgent } from '../agent/runner.ts';
 
 /** why links do not answer on a docker engine without its ingress proxy */
-export const NO_INGRESS = 'public URLs are unavailable: caddy, the ingress proxy, is not installed on the berth host (install caddy, or set CADDY_BIN)';
+export const NO_INGRESS = 'public URLs are unavailable: haproxy, the ingress proxy, is not installed on the berth host (install haproxy, or set HAPROXY_BIN)';
 
 export interface DockerDriverOptions {
   docker: Docker;
   ingress: IngressLike | null;
   ingressSettings: { domain: string; port: number };
+  /** INGRESS_HOST: where PUBLIC databases' ports are published (default 127.0.0.1) */
+  publicHost?: string;
   allowLocalGit: boolean;
   /** how long a new version may take to pass readiness */
   readyTimeoutMs?: number;
-  /** pause between switching traffic and stopping old replicas */
+  /** INGRESS_DRAIN_SECONDS: the longest a replaced version keeps its open connections through the ingress */
   drainMs?: number;
   /** AGENT_BASE_IMAGE: what agent runs are built on */
   agentBaseImage?: string;
@@ -64,7 +67,7 @@ export type DockerDriver = EngineDriver & { name: 'docker'; docker: Docker; ingr
 export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
   const { docker } = options;
   const readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
-  const drainMs = options.drainMs ?? 1500;
+  const drainMs = options.drainMs ?? 30_000;
 
   const ensureNetwork = (service: DriverService) => ensureEnvironmentNetwork(docker, idsOf(service));
 
@@ -138,6 +141,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
       if (plan.database?.mode === 'MANAGED') {
         throw new EngineFailure('deploy', 'MANAGED databases need a cloud provider, which the docker engine does not have: create the database in CONTAINER mode');
       }
+      if (plan.database?.publicAccess && plan.database.publicPort === null) {
+        throw new EngineFailure('deploy', 'This PUBLIC database has no reserved port: edit it (PUT /database/{id}) to reserve one');
+      }
       await ensureNetwork(service);
       const image = await pullIfNeeded(service, plan, log, signal);
       if (plan.job) {
@@ -155,14 +161,17 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
         return;
       }
       const database = plan.database ? databaseContainer(plan.database) : null;
+      const publicPort = plan.database?.publicPort
+        ? { internalPort: plan.database.port, hostIp: publishAddress(options.publicHost ?? '127.0.0.1'), hostPort: plan.database.publicPort } : null;
       for (const key of [...plan.volumes.map((v) => v.key), ...(database ? ['data'] : [])]) {
         await docker.createVolume({ Name: volumeName(service.id, key), Labels: ownerLabels(idsOf(service)) });
       }
       await rollout({
         docker, ingress: options.ingress, ingressSettings: options.ingressSettings, ids: idsOf(service), slug: service.slug,
         generation: service.deploymentId ?? `${Date.now()}`, image, plan, readyTimeoutMs, drainMs,
-        extraEnv: database?.env, cmd: database?.cmd, dataDir: database?.dataDir,
+        extraEnv: database?.env, cmd: database?.cmd, dataDir: database?.dataDir, publicPort,
       }, log, signal);
+      if (publicPort) await log('DEPLOY', `Published on ${publicPort.hostIp}:${publicPort.hostPort} (PUBLIC)`);
       await log('DEPLOY', `${service.name} is running`);
     },
     async stop(service: DriverService, log: LogSink, signal: AbortSignal) {

@@ -1,7 +1,9 @@
 // Health probes run by berth from outside the container (so images need no curl): HTTP GET and
-// TCP connect against the replica's port published on loopback, exec through the Docker API.
-// waitReady applies a probe's timing (initial delay, period, thresholds) and gives up early when
-// the container exits.
+// TCP connect against the replica's port published on loopback, exec through the Docker API. A
+// port berth does not publish (a PRIVATE database's, decision 0333) is probed by reading the
+// container's own listening sockets (/proc/net/tcp, tcp6): open on an address other services
+// reach, not loopback only. waitReady applies a probe's timing (initial delay, period,
+// thresholds) and gives up early when the container exits.
 import { connect } from 'node:net';
 import type { ProbePlan } from '../plan.ts';
 
@@ -10,6 +12,8 @@ export interface ProbeTarget {
   hostPort(internalPort: number): number | null;
   /** runs a command in the container; resolves with its exit code */
   exec(command: string[], timeoutMs: number): Promise<number>;
+  /** the text of the container's /proc/net/tcp and /proc/net/tcp6 (its own network namespace) */
+  socketTable(timeoutMs: number): Promise<string>;
   /** null while running, else why it is not (exited with code N, …) */
   notRunning(): Promise<string | null>;
 }
@@ -28,6 +32,14 @@ export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<
     }
   }
   const port = probe.port === null ? null : target.hostPort(probe.port);
+  if (port === null && probe.kind === 'tcp' && probe.port !== null) {
+    try {
+      const ok = listensOn(await target.socketTable(timeoutMs), probe.port);
+      return { ok, detail: ok ? `tcp ${probe.port} is listening` : `tcp ${probe.port}: nothing listens on it beyond loopback yet` };
+    } catch (err) {
+      return { ok: false, detail: `tcp ${probe.port}: cannot read the container's sockets (${(err as Error).message})` };
+    }
+  }
   if (port === null) return { ok: false, detail: `port ${probe.port} is not exposed` };
   if (probe.kind === 'tcp') {
     return new Promise((resolve) => {
@@ -52,6 +64,30 @@ export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<
   } catch (err) {
     return { ok: false, detail: `GET ${probe.path}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}` };
   }
+}
+
+const LISTEN = '0A';
+
+/** whether a /proc/net/tcp{,6} table has a socket listening on `port` at an address other than loopback */
+export function listensOn(table: string, port: number): boolean {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const line of table.split('\n')) {
+    const [, local, , state] = line.trim().split(/\s+/);
+    if (state !== LISTEN || !local) continue;
+    const [address, localPort] = local.split(':');
+    if (localPort?.toUpperCase() !== hexPort || !address) continue;
+    if (!isLoopback(address)) return true;
+  }
+  return false;
+}
+
+/** 127.0.0.0/8 (little-endian hex in tcp), ::1 and ::ffff:127.x (tcp6, four little-endian words) */
+function isLoopback(hex: string): boolean {
+  const a = hex.toUpperCase();
+  if (a.length === 8) return a.endsWith('7F');
+  if (a.length !== 32) return false;
+  if (a === '00000000000000000000000001000000') return true;
+  return a.startsWith('0000000000000000FFFF0000') && a.endsWith('7F');
 }
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {

@@ -22,16 +22,13 @@ export function probeTarget(docker: Docker, id: string, hostPorts: Map<number, n
   return {
     hostPort: (port) => hostPorts.get(port) ?? null,
     async exec(command, timeoutMs) {
-      const exec = await container.exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
-      const stream = await exec.start({ hijack: true, stdin: false });
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => { stream.destroy(); reject(new Error(`timed out after ${timeoutMs} ms`)); }, timeoutMs);
-        stream.on('end', () => { clearTimeout(timer); resolve(); });
-        stream.on('error', (err) => { clearTimeout(timer); reject(err); });
-        stream.resume();
-      });
-      const inspected = await exec.inspect();
-      return inspected.ExitCode ?? 1;
+      return (await execIn(container, command, timeoutMs)).exitCode;
+    },
+    async socketTable(timeoutMs) {
+      // tcp6 is missing where IPv6 is off: cat then exits 1 after printing tcp, which is enough
+      const { output } = await execIn(container, ['cat', '/proc/net/tcp', '/proc/net/tcp6'], timeoutMs);
+      if (!/\blocal_address\b/.test(output)) throw new Error(output.trim().split('\n')[0] || 'cat printed nothing');
+      return output;
     },
     async notRunning() {
       const info = await container.inspect();
@@ -39,6 +36,21 @@ export function probeTarget(docker: Docker, id: string, hostPorts: Map<number, n
       return info.State.Restarting ? `is restarting (exit code ${info.State.ExitCode})` : `exited with code ${info.State.ExitCode}${info.State.OOMKilled ? ' (out of memory)' : ''}`;
     },
   };
+}
+
+/** runs a command in a container: its exit code and what it printed (stdout and stderr) */
+async function execIn(container: Docker.Container, command: string[], timeoutMs: number): Promise<{ exitCode: number; output: string }> {
+  const exec = await container.exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const chunks: Buffer[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => { stream.destroy(); reject(new Error(`timed out after ${timeoutMs} ms`)); }, timeoutMs);
+    stream.on('data', (d: Buffer) => chunks.push(d));
+    stream.on('end', () => { clearTimeout(timer); resolve(); });
+    stream.on('error', (err) => { clearTimeout(timer); reject(err); });
+  });
+  const inspected = await exec.inspect();
+  return { exitCode: inspected.ExitCode ?? 1, output: demux(Buffer.concat(chunks)) };
 }
 
 /** the last lines a container wrote (stdout and stderr), for failure messages */

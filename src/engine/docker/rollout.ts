@@ -1,9 +1,12 @@
 // Deploying a new version of a long-running service without downtime (the Kamal pattern): start
 // the new replicas beside the old ones, wait until each passes readiness (probed from outside),
-// switch the ingress to them, let in-flight requests finish, then stop the old replicas. A new
+// switch the ingress to them, let the old ones' open connections finish (at most
+// INGRESS_DRAIN_SECONDS, decision 0334), then stop the old replicas. A new
 // version that never gets ready is removed and the old one keeps serving; the failure carries
 // the reason and the container's last log lines. Services holding a volume (databases, storage)
-// are recreated instead: two writers must never share one data directory.
+// are recreated instead: two writers must never share one data directory. A database's port is
+// published only when it is PUBLIC, at its reserved port on INGRESS_HOST (decision 0333); its
+// readiness is then read from inside the container (health.ts).
 import type Docker from 'dockerode';
 import { publicLinks } from '../links.ts';
 import type { LogSink } from '../engine.ts';
@@ -14,11 +17,13 @@ import { defaultReadiness, waitReady } from './health.ts';
 import { copyFiles } from './files.ts';
 import { containerName, replicaLabels, type OwnerIds, type RouteLabel } from './naming.ts';
 import { freeLoopbackPort } from '../../lib/processes.ts';
-import { lastLines, listReplicas, probeTarget, removeContainer, stopAndRemove } from './replicas.ts';
+import { lastLines, listReplicas, probeTarget, publishedPorts, removeContainer, stopAndRemove } from './replicas.ts';
 
 export interface IngressLike {
   upsert(route: { id: string; hosts: string[]; upstreams: string[] }): Promise<void>;
   remove(id: string): Promise<void>;
+  /** wait until no connection through the proxy to these upstreams is open, at most timeoutMs; how many still are */
+  drain(upstreams: string[], timeoutMs: number, signal?: AbortSignal): Promise<number>;
 }
 
 export interface RolloutInput {
@@ -30,13 +35,15 @@ export interface RolloutInput {
   generation: string;
   image: string;
   plan: RuntimePlan;
+  /** a PUBLIC database's reserved port, on INGRESS_HOST */
+  publicPort?: { internalPort: number; hostIp: string; hostPort: number } | null;
   /** database image contract */
   extraEnv?: Record<string, string>;
   cmd?: string[] | null;
   dataDir?: string | null;
   /** how long the new version may take to become ready */
   readyTimeoutMs: number;
-  /** pause between switching traffic and stopping the old replicas */
+  /** after the switch, the longest the old replicas keep their open connections (INGRESS_DRAIN_SECONDS) */
   drainMs: number;
 }
 
@@ -58,7 +65,6 @@ export function readinessOf(plan: RuntimePlan): ProbePlan | null {
 
 async function createReplica(input: RolloutInput, replica: number, routes: RouteLabel[]): Promise<{ id: string; hostPorts: Map<number, number> }> {
   const ports = new Set(input.plan.ports.map((p) => p.internalPort));
-  if (input.plan.database) ports.add(input.plan.database.port);
   for (let attempt = 0; ; attempt++) {
     const hostPorts = new Map<number, number>();
     for (const p of ports) hostPorts.set(p, await freeLoopbackPort());
@@ -67,7 +73,7 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
     const container = await input.docker.createContainer(replicaCreateOptions({
       name, image: input.image, serviceId: input.ids.serviceId, environmentId: input.ids.environmentId,
       labels: replicaLabels(input.ids, input.generation, replica, routes, { readiness: readinessOf(input.plan), liveness: input.plan.liveness }), plan: input.plan, hostPorts,
-      restart: 'unless-stopped', extraEnv: input.extraEnv, cmd: input.cmd, dataDir: input.dataDir,
+      restart: 'unless-stopped', extraEnv: input.extraEnv, cmd: input.cmd, dataDir: input.dataDir, publicPort: input.publicPort ?? null,
     }));
     try {
       await copyFiles(input.docker, container.id, input.plan.files);
@@ -75,8 +81,13 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
       return { id: container.id, hostPorts };
     } catch (err) {
       await removeContainer(container).catch(() => {});
+      const taken = /address already in use|port is already allocated/i.test(String((err as Error).message));
+      const reserved = input.publicPort;
+      if (taken && reserved && ports.size === 0) {
+        throw new Error(`port ${reserved.hostPort} on ${reserved.hostIp}, reserved for this database (DATABASE_PUBLIC_PORTS), is taken by another program or container: free it, or make the database PRIVATE and PUBLIC again to be given another port`);
+      }
       // a port taken between our probe and the daemon's bind: pick others
-      if (attempt < 3 && /address already in use|port is already allocated/i.test(String((err as Error).message))) continue;
+      if (attempt < 3 && taken) continue;
       throw err;
     }
   }
@@ -85,13 +96,32 @@ async function createReplica(input: RolloutInput, replica: number, routes: Route
 export async function switchIngress(input: Pick<RolloutInput, 'ingress'>, routes: RouteLabel[], replicas: Array<{ hostPorts: Map<number, number> }>, log: LogSink): Promise<void> {
   if (routes.length === 0) return;
   if (!input.ingress) {
-    await log('DEPLOY', 'Public URLs are unavailable: no ingress proxy is running on this host (install caddy); the service is reachable on its network only');
+    await log('DEPLOY', 'Public URLs are unavailable: no ingress proxy is running on this host (install haproxy); the service is reachable on its network only');
     return;
   }
   for (const r of routes) {
     const upstreams = replicas.map((x) => x.hostPorts.get(r.port)).filter((p): p is number => p !== undefined).map((p) => `127.0.0.1:${p}`);
     await input.ingress.upsert({ id: r.id, hosts: r.hosts, upstreams });
     await log('DEPLOY', `Routing http://${r.hosts[0]} to ${upstreams.length} replica(s)`);
+  }
+}
+
+/**
+ * The old replicas' open connections (WebSockets, streams, requests in flight) are let finish:
+ * they are stopped as soon as none is left through the ingress, or once the drain period is over.
+ */
+async function drainPrevious(input: RolloutInput, routes: RouteLabel[], previous: Array<Parameters<typeof publishedPorts>[0]>, log: LogSink, signal: AbortSignal): Promise<void> {
+  const ports = new Set(routes.map((r) => r.port));
+  const upstreams = previous.flatMap((c) => [...publishedPorts(c)].filter(([port]) => ports.has(port)).map(([, host]) => `127.0.0.1:${host}`));
+  const began = Date.now();
+  try {
+    const open = await input.ingress!.drain(upstreams, input.drainMs, signal);
+    await log('DEPLOY', open === 0
+      ? `No connection to the previous version is open through the ingress (after ${((Date.now() - began) / 1000).toFixed(1)} s)`
+      : `The drain period of ${input.drainMs / 1000} s is over: closing ${open} connection(s) still open to the previous version`);
+  } catch (err) {
+    await log('DEPLOY', `Could not read the ingress's open connections (${(err as Error).message}): waiting 1.5 s for requests in flight`);
+    await new Promise((r) => setTimeout(r, Math.min(1500, input.drainMs)));
   }
 }
 
@@ -134,7 +164,7 @@ export async function rollout(input: RolloutInput, log: LogSink, signal: AbortSi
   }
   await switchIngress(input, routes, started, log);
   if (previous.length > 0) {
-    if (routes.length > 0 && input.ingress) await new Promise((r) => setTimeout(r, input.drainMs));
+    if (routes.length > 0 && input.ingress) await drainPrevious(input, routes, previous, log, signal);
     await log('DEPLOY', `Stopping the ${previous.length} replica(s) of the previous version`);
     await stopAndRemove(docker, previous.map((c) => c.Id));
   }

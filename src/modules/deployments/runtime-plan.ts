@@ -10,6 +10,7 @@ import { notFound } from '../../lib/errors.ts';
 import { registryCredentials } from '../registries/registries.service.ts';
 import type { Healthchecks, Probe, Registry } from '../services/common.schemas.ts';
 import { defaultPort } from '../services/databases/database.rules.ts';
+import { reservedPorts } from '../services/databases/public-access.ts';
 import { loadServiceSpec } from '../services/service-spec.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import { serviceHost } from '../variables/effective.rules.ts';
@@ -81,11 +82,13 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
     case 'DATABASE': {
       const s = loaded.spec;
       const credentials = loaded.openCredentials(ctx.sealer);
+      const publicAccess = s.accessibility === 'PUBLIC';
       return {
         ...base, cpuMilli: s.cpu, memoryMiB: s.memory, aliases: [...aliases, credentials.host],
         database: {
           type: s.type, version: s.version, mode: s.mode, port: defaultPort(s.type), login: credentials.login,
-          password: credentials.password, host: credentials.host, publicAccess: s.accessibility === 'PUBLIC',
+          password: credentials.password, host: credentials.host, publicAccess,
+          publicPort: publicAccess ? (await reservedPorts(ctx.db, [serviceId])).get(serviceId) ?? null : null,
         },
       };
     }

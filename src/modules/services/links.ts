@@ -1,6 +1,6 @@
 // GET /{application,container}/{id}/link: the public addresses of a service's publicly accessible
 // ports, computed by the engine's one pure function (publicLinks) from the ingress settings in
-// configuration and the ports of the stored spec. A docker engine without its ingress proxy (caddy
+// configuration and the ports of the stored spec. A docker engine without its ingress proxy (haproxy
 // missing) hands out none and says why; the simulated engine shows what a real one would serve and
 // says that they do not answer (public_urls_unavailable_reason).
 import type { Config } from '../../config/config.ts';

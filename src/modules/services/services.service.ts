@@ -3,6 +3,7 @@
 // create/get/list/edit/remove through a per-type handler, status, the environment's listing of
 // every service, and advanced settings. Deletion lives only in `remove` (the deployments engineer
 // hooks engine uninstall there).
+import type { Config } from '../../config/config.ts';
 import type { AppContext } from '../../context.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
@@ -18,13 +19,19 @@ import {
 } from './advanced-settings/index.ts';
 import type { Registry, ServiceListItem, ServiceStatus } from './common.schemas.ts';
 import { checkName, iconFor } from './common.rules.ts';
+import { registerPublicPortsCloneHook } from './databases/public-access.ts';
 import { checkServiceGroupRefs, loadServiceGroups, type ServiceGroups } from './groups/groups.service.ts';
 import * as repo from './services.repo.ts';
 import type { ServiceRow } from './services.repo.ts';
 
-export interface HandlerContext { env: EnvironmentScope; db: Queryable; sealer: Sealer }
-export interface Built { spec: object; secrets?: Record<string, string>; advancedSettings?: Record<string, unknown> }
-export interface PresentContext { env: EnvironmentScope; registries: Map<string, Registry>; groups: ServiceGroups }
+export interface HandlerContext { env: EnvironmentScope; db: Queryable; sealer: Sealer; config: Config }
+export interface Built {
+  spec: object; secrets?: Record<string, string>; advancedSettings?: Record<string, unknown>;
+  /** what a new row needs beside it (a PUBLIC database's port), in the inserting transaction */
+  afterInsert?: (tx: Queryable, row: ServiceRow) => Promise<void>;
+}
+/** `facts`: what the handler's presentFacts read for these rows */
+export interface PresentContext { env: EnvironmentScope; registries: Map<string, Registry>; groups: ServiceGroups; config: Config; facts?: unknown }
 
 /** what a service type module gives the shared model */
 export interface ServiceTypeHandler<Create extends { name: string }, Edit extends { name?: string }, Res> {
@@ -35,6 +42,8 @@ export interface ServiceTypeHandler<Create extends { name: string }, Edit extend
   rebuild(row: ServiceRow, body: Edit, ctx: HandlerContext): Promise<Built>;
   /** registries the response shows */
   registryIds(row: ServiceRow): string[];
+  /** facts kept beside the rows that the response shows, read once for a page of rows */
+  presentFacts?(db: Queryable, rows: ServiceRow[]): Promise<unknown>;
   present(row: ServiceRow, ctx: PresentContext): Res;
 }
 
@@ -88,14 +97,16 @@ export function toStatus(row: ServiceRow): ServiceStatus {
 /** modules that must act before a service disappears (engine uninstall) push a hook here; it runs in the deleting transaction */
 export const serviceRemovalHooks: Array<(tx: Queryable, ctx: AppContext, serviceIds: string[]) => Promise<void>> = [];
 
-export function createServicesService(deps: { db: Db; sealer: Sealer; scope: ScopeService; appContext?: () => AppContext }): ServicesService {
-  const { db, sealer, scope } = deps;
+export function createServicesService(deps: { db: Db; sealer: Sealer; scope: ScopeService; config: Config; appContext?: () => AppContext }): ServicesService {
+  const { db, sealer, scope, config } = deps;
+  registerPublicPortsCloneHook();
 
   async function present<R>(h: ServiceTypeHandler<any, any, R>, rows: ServiceRow[], env: EnvironmentScope): Promise<R[]> {
     const ids = rows.flatMap((r) => h.registryIds(r));
     const registries = await repo.findRegistries(db, env.organizationId, ids);
     const groups = await loadServiceGroups(db, env.organizationId, rows.map((r) => r.spec));
-    return rows.map((r) => h.present(r, { env, registries, groups }));
+    const facts = h.presentFacts ? await h.presentFacts(db, rows) : undefined;
+    return rows.map((r) => h.present(r, { env, registries, groups, config, facts }));
   }
 
   async function authorizedRow(p: Principal, id: string, type: string, label: string, action: 'read' | 'write' | 'manage') {
@@ -119,13 +130,18 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
       const name = checkName(body.name);
       // no transaction: the checks only read (a transaction at READ COMMITTED would not keep a
       // registry or group from being deleted before the insert either) and the insert is one
-      // statement; BEGIN and COMMIT were two of a create's five round trips (issue 15)
-      const built = await h.build(body, { env, db, sealer });
+      // statement; BEGIN and COMMIT were two of a create's five round trips (issue 15). Only a
+      // row that needs something beside it (afterInsert: a PUBLIC database's port) takes one
+      const built = await h.build(body, { env, db, sealer, config });
       await checkServiceGroupRefs(db, env.organizationId, built.spec);
-      const row = await repo.insertService(db, {
+      const insert = (q: Queryable) => repo.insertService(q, {
         organizationId: env.organizationId, projectId: env.projectId, environmentId: env.environmentId, type: h.type,
         name, slug: slugify(name), spec: built.spec, secrets: built.secrets ?? {}, advancedSettings: built.advancedSettings ?? {},
       }, creation);
+      const { afterInsert } = built;
+      const row = afterInsert
+        ? await db.transaction(async (tx) => { const inserted = await insert(tx); await afterInsert(tx, inserted); return inserted; })
+        : await insert(db);
       return (await present(h, [row], env))[0]!;
     },
     async get(p, id, h) {
@@ -144,7 +160,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
         const current = await repo.findService(tx, id, true);
         if (!current) throw notFound(h.label);
         const name = body.name === undefined ? current.name : checkName(body.name);
-        const built = await h.rebuild(current, body, { env, db: tx, sealer });
+        const built = await h.rebuild(current, body, { env, db: tx, sealer, config });
         await checkServiceGroupRefs(tx, env.organizationId, built.spec);
         const advancedSettings = built.advancedSettings ?? current.advanced_settings;
         const outdated = name !== current.name || !sameJson(built.spec, current.spec) || !sameJson(advancedSettings, current.advanced_settings);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../../context.ts';
 import type { App } from '../../../http/app.ts';
 import { idParams } from '../../../http/schemas.ts';
 import { registerTypeRoutes } from '../type.routes.ts';
-import { databaseHandler, openCredentials } from './database.handler.ts';
+import { databaseHandler, presentedCredentials } from './database.handler.ts';
 import { Credentials, Database, DatabaseEditRequest, DatabaseList, DatabaseRequest } from './database.schemas.ts';
 
 export function databaseRoutes(app: App, ctx: AppContext): void {
@@ -14,9 +14,9 @@ export function databaseRoutes(app: App, ctx: AppContext): void {
   });
 
   app.get('/database/:databaseId/masterCredentials', {
-    schema: { tags: ['Databases'], operationId: 'getDatabaseMasterCredentials', summary: 'The master login and password (ADMIN)', params: idParams('databaseId'), response: { 200: Credentials } },
+    schema: { tags: ['Databases'], operationId: 'getDatabaseMasterCredentials', summary: 'The master login and password (ADMIN), with the address clients connect to: a PUBLIC database\'s public host and port, else its name and port on the environment\'s network', params: idParams('databaseId'), response: { 200: Credentials } },
   }, async (req) => {
     const { row } = await ctx.services.services.authorizedRow(req.principal, req.params.databaseId, 'DATABASE', 'Database', 'manage');
-    return openCredentials(row, ctx.sealer);
+    return presentedCredentials(ctx.db, row, ctx.sealer, ctx.config);
   });
 }

@@ -7,6 +7,9 @@ import { DATABASE_MODES, DATABASE_TYPES } from './database.rules.ts';
 
 export const ACCESSIBILITIES = ['PRIVATE', 'PUBLIC'] as const;
 
+const HOST = 'where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address); PRIVATE, the name on the environment\'s network';
+const PORT = 'PUBLIC: the host port reserved for the database (DATABASE_PUBLIC_PORTS), published from its next deployment; PRIVATE: the database\'s own port';
+
 const EditableMembers = {
   description: Type.Optional(NullableString),
   version: Type.String({ minLength: 1, maxLength: 32, description: 'checked against the supported major versions of the type and mode' }),
@@ -34,12 +37,14 @@ export const Database = Type.Object({
   ...ServiceRecord,
   type: Type.String(), version: Type.String(), mode: Type.String(), accessibility: Type.String(),
   cpu: Type.Integer(), memory: Type.Integer(), storage: Type.Integer(), instance_type: NullableString,
-  host: Type.String(), port: Type.Integer(), disk_encrypted: Type.Boolean(),
+  host: Type.String({ description: HOST }), port: Type.Integer({ description: PORT }), disk_encrypted: Type.Boolean(),
   annotations_groups: Type.Array(AnnotationsGroup), labels_groups: Type.Array(LabelsGroup),
 });
 export type Database = Static<typeof Database>;
 
 export const DatabaseList = Paginated(Database);
 
-export const Credentials = Type.Object({ host: Type.String(), port: Type.Integer(), login: Type.String(), password: Type.String() });
+export const Credentials = Type.Object({
+  host: Type.String({ description: HOST }), port: Type.Integer({ description: PORT }), login: Type.String(), password: Type.String(),
+});
 export type Credentials = Static<typeof Credentials>;

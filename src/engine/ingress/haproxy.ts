@@ -1,0 +1,256 @@
+// berth's ingress: an HAProxy process (never inside the API process) routing public host names to
+// the loopback ports berth's containers publish. This module owns the Ingress interface the
+// Docker driver calls: adopt-or-start the proxy, create/switch/remove host routes through
+// HAProxy's runtime API without any reload (so a deployment of one service never touches the
+// connections of another, decision 0334), read the live routes back for reconciliation, and wait
+// for the connections to a replaced version to end. Config shapes live in haproxy-config.ts, the
+// process lifecycle in haproxy-process.ts.
+import { existsSync, readFileSync } from 'node:fs';
+import { caddyRoutes, stopEarlierCaddy } from './caddy-handover.ts';
+import { HOSTS_MAP, ROUTES_MAP, boundAddress, parseMap, parseServers, parseSessions, serverName, slotName, slotNumber, slotsFor, type LiveServer, type SlotRoute } from './haproxy-config.ts';
+import {
+  NotRunning, checkSocketPath, findHaproxy, ingressPaths, lockIngress, portFree, portTaken, probe, reloadHaproxy, runningPid, runtime,
+  saveRoutes, savedRoutes, startHaproxy, stopIngress, writeConfig,
+} from './haproxy-process.ts';
+import { IngressInputError, checkRoute, checkRouteId, listenAddress, proxyAddress, type RouteSpec } from './routes.ts';
+
+export { findHaproxy, stopIngress, IngressInputError };
+
+export interface IngressRoute { id: string; hosts: string[]; upstreams: string[] }
+export interface Ingress {
+  /** adopt the running HAProxy of this data dir (its runtime API answers with berth's config) or start one */
+  ensure(): Promise<void>;
+  /** create the route, or switch an existing one's upstreams in place (no reload: no connection of any route is closed) */
+  upsert(route: IngressRoute): Promise<void>;
+  remove(id: string): Promise<void>;
+  list(): Promise<IngressRoute[]>;
+  /** wait until the proxy holds no connection to any of these upstreams, at most timeoutMs; how many are still open */
+  drain(upstreams: string[], timeoutMs: number, signal?: AbortSignal): Promise<number>;
+  /** the proxy's own address (for health and tests), e.g. http://127.0.0.1:8000 */
+  readonly address: string;
+}
+export interface HaproxyOptions {
+  dataDir: string; host: string; port: number; haproxyBin?: string;
+  logger: { info(o: object | string, m?: string): void; warn(o: object | string, m?: string): void };
+  /** INGRESS_DOMAIN: when given, every route host must be a name below it */
+  domain?: string;
+  /** slot backends a fresh proxy starts with (tests use a few to exercise the growth reload) */
+  initialSlots?: number;
+}
+
+interface LiveSlot { n: number; id: string | null; hosts: string[]; servers: LiveServer[] }
+interface Live { slots: LiveSlot[]; hostSlot: Map<string, number> }
+
+const routeOf = (s: LiveSlot): SlotRoute => ({ slot: s.n, id: s.id!, hosts: s.hosts, upstreams: s.servers.filter((x) => !x.maint).map((x) => x.upstream) });
+
+export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
+  const { logger } = opts;
+  const paths = ingressPaths(opts.dataDir);
+  const listen = listenAddress(opts.host, opts.port);
+  // calls of this object run one after the other; the data dir's lock orders them with other processes'
+  let tail: Promise<unknown> = Promise.resolve();
+  function serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = tail.then(work, work);
+    tail = next.catch(() => undefined);
+    return next;
+  }
+  async function locked<T>(work: () => Promise<T>): Promise<T> {
+    const release = await lockIngress(opts.dataDir);
+    try { return await work(); } finally { await release(); }
+  }
+  const call = (command: string) => runtime(paths.socket, command);
+  /** a command whose answer must match `ok` (most answer nothing when they succeed) */
+  async function must(command: string, ok = /^$/): Promise<void> {
+    const out = (await call(command)).trim();
+    if (!ok.test(out)) throw new Error(`ingress: HAProxy refused "${command}": ${out.split('\n')[0]}`);
+  }
+
+  async function readLive(): Promise<Live> {
+    const [backends, hosts, owners, servers] = await Promise.all([
+      call('show backend'), call(`show map ${HOSTS_MAP}`), call(`show map ${ROUTES_MAP}`), call('show servers state'),
+    ]);
+    const slots = new Map<number, LiveSlot>();
+    for (const b of backends.split('\n')) {
+      const n = slotNumber(b.trim());
+      if (n !== null) slots.set(n, { n, id: null, hosts: [], servers: [] });
+    }
+    for (const [slot, id] of parseMap(owners)) { const s = slots.get(slotNumber(slot) ?? -1); if (s) s.id = id; }
+    const hostSlot = new Map<string, number>();
+    for (const [host, slot] of parseMap(hosts)) {
+      const s = slots.get(slotNumber(slot) ?? -1);
+      if (s) { s.hosts.push(host); hostSlot.set(host, s.n); }
+    }
+    for (const server of parseServers(servers)) slots.get(slotNumber(server.backend) ?? -1)?.servers.push(server);
+    return { slots: [...slots.values()].sort((a, b) => a.n - b.n), hostSlot };
+  }
+  const owned = (live: Live) => live.slots.filter((s) => s.id !== null);
+
+  /** the slot pool is full: the same routes in twice as many slots, loaded by a reload */
+  async function reload(live: Live, slots: number, why: string): Promise<void> {
+    const master = runningPid(opts.dataDir);
+    if (master === null) throw new Error(`ingress: cannot reload HAProxy (${why}): it was not started from ${opts.dataDir}`);
+    writeConfig(paths, { host: opts.host, port: opts.port, slots, routes: owned(live).map(routeOf) });
+    await reloadHaproxy(paths, master);
+    logger.warn({ slots, listen }, `ingress: reloaded HAProxy (${why}); open connections stay on the previous worker until they end`);
+  }
+
+  /** servers in maintenance with no connection left are deleted (HAProxy refuses while any is open) */
+  async function sweep(live: Live): Promise<void> {
+    for (const s of live.slots) {
+      for (const server of s.servers.filter((x) => x.maint)) await call(`del server ${server.backend}/${server.name}`);
+    }
+  }
+
+  async function upsert(input: IngressRoute): Promise<void> {
+    const route = checkRoute(input, opts.domain);
+    let live = await readLive();
+    for (const host of route.hosts) {
+      const owner = live.slots.find((s) => s.n === live.hostSlot.get(host));
+      if (owner?.id && owner.id !== route.id) throw new IngressInputError(`ingress: host ${host} is already routed by ${owner.id}`);
+    }
+    let slot = live.slots.find((s) => s.id === route.id);
+    const free = () => live.slots.find((s) => s.id === null && s.hosts.length === 0);
+    if (!slot && !free()) {
+      await reload(live, slotsFor(owned(live).length + 1, live.slots.length * 2), 'more routes than slot backends');
+      live = await readLive();
+    }
+    if (!slot) {
+      slot = free()!;
+      // a slot left half-written (a berth process stopped mid-edit) keeps nothing of it
+      for (const server of slot.servers.filter((x) => !x.maint)) {
+        await must(`set server ${slotName(slot.n)}/${server.name} state maint`);
+        server.maint = true;
+      }
+    }
+    const backend = slotName(slot.n);
+    // the new replicas first, then the host names, then the old replicas out: no request finds none
+    for (const upstream of route.upstreams) {
+      const existing = slot.servers.find((x) => x.name === serverName(upstream));
+      if (existing && !existing.maint) continue;
+      if (existing) {
+        await must(`set server ${backend}/${existing.name} state ready`);
+        existing.maint = false;
+      } else {
+        await must(`add server ${backend}/${serverName(upstream)} ${upstream}`, /^New server registered\.$/);
+        await must(`enable server ${backend}/${serverName(upstream)}`);
+      }
+    }
+    if (slot.id !== route.id) await must(`${slot.id === null ? 'add' : 'set'} map ${ROUTES_MAP} ${backend} ${route.id}`);
+    for (const host of route.hosts) {
+      if (live.hostSlot.get(host) === slot.n) continue;
+      await must(`${live.hostSlot.has(host) ? 'set' : 'add'} map ${HOSTS_MAP} ${host} ${backend}`);
+    }
+    for (const host of slot.hosts.filter((h) => !route.hosts.includes(h))) await must(`del map ${HOSTS_MAP} ${host}`);
+    for (const server of slot.servers.filter((x) => !x.maint && !route.upstreams.includes(x.upstream))) {
+      await must(`set server ${backend}/${server.name} state maint`);
+      server.maint = true;
+    }
+    await sweep(live);
+    const others = owned(live).filter((s) => s.id !== route.id).map(routeOf);
+    saveRoutes(paths, [...others, { ...route, slot: slot.n }].sort((a, b) => a.slot - b.slot));
+  }
+
+  async function remove(routeId: string): Promise<void> {
+    const id = checkRouteId(routeId);
+    const live = await readLive();
+    for (const slot of live.slots.filter((s) => s.id === id)) {
+      for (const host of slot.hosts) await must(`del map ${HOSTS_MAP} ${host}`);
+      await must(`del map ${ROUTES_MAP} ${slotName(slot.n)}`);
+      for (const server of slot.servers.filter((x) => !x.maint)) {
+        await must(`set server ${slotName(slot.n)}/${server.name} state maint`);
+        server.maint = true;
+      }
+      slot.id = null;
+    }
+    await sweep(live);
+    saveRoutes(paths, owned(live).map(routeOf));
+  }
+
+  async function drain(upstreams: string[], timeoutMs: number, signal?: AbortSignal): Promise<number> {
+    const wanted = new Set(upstreams);
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const [servers, stats] = await Promise.all([call('show servers state'), call('show stat')]);
+      const sessions = parseSessions(stats);
+      const open = parseServers(servers).filter((s) => wanted.has(s.upstream))
+        .reduce((n, s) => n + (sessions.get(`${s.backend}/${s.name}`) ?? 0), 0);
+      if (open === 0 || Date.now() >= until || signal?.aborted) return open;
+      await new Promise((r) => setTimeout(r, Math.min(200, Math.max(0, until - Date.now()))));
+    }
+  }
+
+  const adminTaken = (detail: string) => new Error(`ingress: ${paths.socket} is held by ${detail}, not berth's HAProxy: stop it, or remove the socket file if nothing uses it`);
+
+  /** an adopted proxy listening elsewhere than INGRESS_HOST/INGRESS_PORT ask is moved there (one reload) */
+  async function adopt(): Promise<void> {
+    let config = '';
+    try { config = readFileSync(paths.configFile, 'utf8'); } catch { /* none: leave it */ }
+    const bound = boundAddress(config);
+    if (bound !== null && bound !== listen) {
+      await locked(async () => {
+        if (!(await portFree(opts.host, opts.port))) throw portTaken(opts.host, opts.port);
+        const live = await readLive();
+        await reload(live, live.slots.length, `moved to ${listen}`);
+      });
+    }
+    logger.info({ pid: runningPid(opts.dataDir), address: ingress.address }, 'ingress: adopted the running HAProxy');
+  }
+
+  async function ensure(): Promise<void> {
+    checkSocketPath(paths);
+    const first = await probe(paths);
+    if (first.state === 'foreign') throw adminTaken(first.detail);
+    if (first.state === 'berth') return adopt();
+    const bin = opts.haproxyBin ?? findHaproxy();
+    if (!bin || !findHaproxy(bin)) {
+      throw new Error(`ingress: no haproxy binary found (${opts.haproxyBin ?? process.env.HAPROXY_BIN ?? 'haproxy on PATH'}): install haproxy or set HAPROXY_BIN`);
+    }
+    // berth processes of one data dir starting together: one starts HAProxy, the others wait and
+    // adopt it (HAProxy binds with SO_REUSEPORT, so a second one would not fail)
+    const started = await locked(async () => {
+      const again = await probe(paths);
+      if (again.state === 'foreign') throw adminTaken(again.detail);
+      if (again.state === 'berth') return null;
+      await handOver();
+      if (!(await portFree(opts.host, opts.port))) throw portTaken(opts.host, opts.port);
+      const routes = savedRoutes(paths).map((r, slot) => ({ ...r, slot }));
+      writeConfig(paths, { host: opts.host, port: opts.port, slots: slotsFor(routes.length, opts.initialSlots), routes });
+      return startHaproxy(paths, { host: opts.host, port: opts.port, bin });
+    });
+    if (started === null) return adopt();
+    logger.info({ pid: started, address: ingress.address, routes: savedRoutes(paths).length }, 'ingress: started HAProxy');
+  }
+
+  /** the Caddy an earlier berth left running for this data dir gives its port and routes to HAProxy */
+  async function handOver(): Promise<void> {
+    if (!existsSync(paths.saved)) {
+      const routes = caddyRoutes(paths.dir).flatMap((r) => { try { return [checkRoute(r, opts.domain)]; } catch { return []; } });
+      if (routes.length > 0) saveRoutes(paths, routes);
+    }
+    const pid = await stopEarlierCaddy(paths.dir);
+    if (pid !== null) logger.warn({ pid, routes: savedRoutes(paths).length }, 'ingress: stopped the Caddy an earlier berth started; HAProxy serves its routes now (decision 0334)');
+  }
+
+  /** a proxy that went away (killed, machine rebooted) is started again with its saved routes, once */
+  async function healing<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      if (!(err instanceof NotRunning)) throw err;
+      logger.warn({ socket: paths.socket }, 'ingress: HAProxy was not running; starting it again with its saved routes');
+      await ensure();
+      return work();
+    }
+  }
+
+  const ingress: Ingress = {
+    address: proxyAddress(opts.host, opts.port),
+    ensure: () => serial(ensure),
+    upsert: (route) => serial(() => healing(() => locked(() => upsert(route)))),
+    remove: (id) => serial(() => healing(() => locked(() => remove(id)))),
+    list: () => serial(() => healing(async () => owned(await readLive()).map((s) => { const { slot: _, ...r } = routeOf(s); return r as RouteSpec; }))),
+    // not behind the other calls: a drain waits for up to INGRESS_DRAIN_SECONDS, other deployments must not
+    drain: (upstreams, timeoutMs, signal) => healing(() => drain(upstreams, timeoutMs, signal)),
+  };
+  return ingress;
+}

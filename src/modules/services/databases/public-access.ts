@@ -1,0 +1,84 @@
+// PUBLIC databases (decision 0333). A PUBLIC database holds one host port of
+// DATABASE_PUBLIC_PORTS, reserved in database_public_ports when it becomes PUBLIC (created or
+// edited so, or copied by an environment clone) and freed when it is edited PRIVATE or deleted:
+// its address survives redeploys, stops and uninstalls, and no other database is given it
+// meanwhile. The docker engine publishes it on INGRESS_HOST while the deployed database is
+// PUBLIC. Also the address clients are given: the public one for PUBLIC databases, the
+// environment network's name and port otherwise.
+import { createServer } from 'node:net';
+import type { Config } from '../../../config/config.ts';
+import type { Queryable } from '../../../db/db.ts';
+import { publishAddress } from '../../../engine/docker/containers.ts';
+import { conflict } from '../../../lib/errors.ts';
+import { cloneHooks, type CloneHook } from '../../environments/environments.service.ts';
+
+export type PublicAccessConfig = Pick<Config, 'ingressHost' | 'ingressDomain' | 'databasePublicPorts'>;
+
+/** database id → its reserved port */
+export type ReservedPorts = ReadonlyMap<string, number>;
+
+const EVERY_ADDRESS = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/**
+ * The host clients outside use: INGRESS_HOST, the one address the port is published on; when
+ * INGRESS_HOST is every address, INGRESS_DOMAIN (the name of the host berth serves under).
+ */
+export function publicHost(c: Pick<Config, 'ingressHost' | 'ingressDomain'>): string {
+  return EVERY_ADDRESS.has(c.ingressHost) ? c.ingressDomain : c.ingressHost;
+}
+
+export async function reservedPorts(db: Queryable, serviceIds: readonly string[]): Promise<ReservedPorts> {
+  if (serviceIds.length === 0) return new Map();
+  const rows = await db.query<{ service_id: string; port: number }>(
+    'select service_id, port from database_public_ports where service_id = any($1::uuid[])', [serviceIds]);
+  return new Map(rows.map((r) => [r.service_id, r.port]));
+}
+
+/** whether something on this host already listens on the port (a program outside berth, another berth's database) */
+function listenedOn(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    // only "in use" counts: an address this host cannot bind (berth's API elsewhere) proves nothing
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE'));
+    server.listen({ host: publishAddress(host) || undefined, port, exclusive: true }, () => server.close(() => resolve(false)));
+  });
+}
+
+/**
+ * The database's port, reserving the lowest free one of DATABASE_PUBLIC_PORTS on first call.
+ * Free: reserved by no database and listened on by nothing on INGRESS_HOST now. Concurrent
+ * reservations of one port: the unique key keeps one, the other tries the next port.
+ */
+export async function reservePublicPort(db: Queryable, serviceId: string, c: PublicAccessConfig): Promise<number> {
+  const held = await db.query<{ port: number }>('select port from database_public_ports where service_id = $1', [serviceId]);
+  if (held[0]) return held[0].port;
+  const { from, to } = c.databasePublicPorts;
+  const taken = new Set((await db.query<{ port: number }>(
+    'select port from database_public_ports where port between $1 and $2', [from, to])).map((r) => r.port));
+  for (let port = from; port <= to; port++) {
+    if (taken.has(port) || await listenedOn(c.ingressHost, port)) continue;
+    const rows = await db.query<{ port: number }>(
+      'insert into database_public_ports (service_id, port) values ($1, $2) on conflict do nothing returning port', [serviceId, port]);
+    if (rows[0]) return rows[0].port;
+  }
+  throw conflict(`Every port of DATABASE_PUBLIC_PORTS (${from}-${to}) is reserved by a PUBLIC database or in use on this host: widen the range, or make other databases PRIVATE or delete them`, 'no_public_port');
+}
+
+/** a database edited PRIVATE gives its port back (its running replica keeps it until the next deployment, which the reservation of another database checks) */
+export async function releasePublicPort(db: Queryable, serviceId: string): Promise<void> {
+  await db.query('delete from database_public_ports where service_id = $1', [serviceId]);
+}
+
+/** an environment clone copies PUBLIC databases: each copy gets a port of its own */
+const reserveForClones: CloneHook = async (tx, ctx, args) => {
+  const copies = [...args.serviceIdMap.values()];
+  if (copies.length === 0) return;
+  const open = await tx.query<{ id: string }>(
+    `select id from services where id = any($1::uuid[]) and type = 'DATABASE' and spec->>'accessibility' = 'PUBLIC' order by created_at, id`, [copies]);
+  for (const { id } of open) await reservePublicPort(tx, id, ctx.config);
+};
+
+/** idempotent: every app built in one process shares the hook list */
+export function registerPublicPortsCloneHook(): void {
+  if (!cloneHooks.includes(reserveForClones)) cloneHooks.push(reserveForClones);
+}
