@@ -63,9 +63,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   })).body;
   const url = (await berth.api('GET', `/container/${svc.id}/link`)).body.results.find((l: { is_default: boolean }) => l.is_default).url;
   let t0 = performance.now();
-  await berth.api('POST', `/container/${svc.id}/deploy`);
+  const wall0 = Date.now();
+  const deployment = (await berth.api('POST', `/container/${svc.id}/deploy`)).body;
   await until(async () => (await viaIngress(berth.ingressPort, hostOf(url))).status === 200);
   berthTimes.push(performance.now() - t0);
+  // where berth's time went: each line of the deployment's log, in ms after the POST
+  const lines = (await berth.api('GET', `/deployment/${deployment.id}/log?page_size=100`)).body.results as Array<{ created_at: string; message: string }>;
+  const record = (await berth.api('GET', `/deployment/${deployment.id}`)).body as { created_at: string; started_at: string | null };
+  log(`round ${round} berth timeline: +${Date.parse(record.created_at) - wall0} queued | +${Date.parse(record.started_at ?? record.created_at) - wall0} claimed | ${lines.map((l) => `+${Date.parse(l.created_at) - wall0} ${l.message.slice(0, 60)}`).join(' | ')}`);
 
   const name = `berth-bench-raw-${Date.now()}`;
   t0 = performance.now();
