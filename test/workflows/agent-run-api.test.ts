@@ -408,6 +408,9 @@ describe('agent runs through the API (simulated engine)', () => {
     const w = await create({ execution_mode: 'CLONE_ENVIRONMENT' }, own.id);
     const run = (await start(w.id, {})).body;
     await eventually(async () => (await getRun(w.id, run.id)).status === 'RUNNING', 15_000, 10);
+    // canceled once the running part has written something (else there is no transcript to keep:
+    // under load the cancel could land before the first line)
+    await eventually(async () => (await t.request('GET', `/agenticWorkflow/${w.id}/run/${run.id}/log`, { token: org.token })).body.results?.length > 0, 15_000, 10);
     const c = await t.request('POST', `/agenticWorkflow/${w.id}/run/${run.id}/cancel`, { token: org.token });
     assert.equal(c.status, 202, c.raw);
     assert.equal(c.body.status, 'CANCELED');
