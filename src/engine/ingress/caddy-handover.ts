@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RouteSpec } from './routes.ts';
+import { processRunning } from '../../lib/processes.ts';
 
 const ROUTE_PREFIX = 'berth-route-';
 
@@ -26,14 +27,6 @@ export function caddyRoutes(ingressDir: string): RouteSpec[] {
   } catch { return []; }
 }
 
-function running(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch { return true; }
-}
-
 /** stops the Caddy an earlier berth started from this ingress dir, if it still runs; its pid, or null */
 export async function stopEarlierCaddy(ingressDir: string): Promise<number | null> {
   const pidFile = join(ingressDir, 'caddy.pid');
@@ -41,14 +34,14 @@ export async function stopEarlierCaddy(ingressDir: string): Promise<number | nul
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
   let caddy = false;
   try { caddy = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').some((part) => /caddy$/.test(part)); } catch { /* gone */ }
-  if (!Number.isInteger(pid) || pid <= 0 || !caddy || !running(pid)) {
+  if (!Number.isInteger(pid) || pid <= 0 || !caddy || !processRunning(pid)) {
     rmSync(pidFile, { force: true });
     return null;
   }
   process.kill(pid, 'SIGTERM');
-  for (let until = Date.now() + 5000; running(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
-  if (running(pid)) process.kill(pid, 'SIGKILL');
-  for (let until = Date.now() + 2000; running(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+  for (let until = Date.now() + 5000; processRunning(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
+  if (processRunning(pid)) process.kill(pid, 'SIGKILL');
+  for (let until = Date.now() + 2000; processRunning(pid) && Date.now() < until;) await new Promise((r) => setTimeout(r, 50));
   rmSync(pidFile, { force: true });
   return pid;
 }

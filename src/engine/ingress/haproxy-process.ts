@@ -11,6 +11,7 @@ import { delimiter, join, relative, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { FALLBACK, HOSTS_MAP, ROUTES_MAP, SOCKET_NAME, haproxyConfig, mapFiles, parseBackends, type SlotRoute } from './haproxy-config.ts';
 import type { RouteSpec } from './routes.ts';
+import { processRunning } from '../../lib/processes.ts';
 
 export interface Paths { dir: string; pidFile: string; logFile: string; configFile: string; hostsMap: string; routesMap: string; saved: string; socket: string }
 
@@ -196,26 +197,17 @@ export function runningPid(dataDir: string): number | null {
   const { pidFile } = ingressPaths(dataDir);
   if (!existsSync(pidFile)) return null;
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return null;
+  if (!Number.isInteger(pid) || pid <= 0 || !processRunning(pid)) return null;
   try {
     if (!/haproxy$/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '')) return null;
   } catch { /* no /proc: trust the signal */ }
   return pid;
 }
 
-/** running, and not an exited process its parent has not reaped yet (a zombie serves nothing) */
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); } catch { return false; }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch { return true; }
-}
-
 async function exitedWithin(pid: number, ms: number): Promise<boolean> {
   const until = Date.now() + ms;
-  while (alive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
+  while (processRunning(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+  return !processRunning(pid);
 }
 
 /** stop the HAProxy this data dir started: a soft stop (connections may finish for 2 s), then a hard one */
