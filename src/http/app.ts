@@ -4,9 +4,8 @@
 // routing: the routes, their compiled validators and serializers exist once).
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Ajv } from 'ajv';
 import { compileOnFirstUse, serializeOnFirstUse } from './lazy-compile.ts';
-import addFormatsModule from 'ajv-formats';
+import { makeAjv } from './ajv.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { appliedVersion, latestVersion } from '../db/migrate.ts';
@@ -36,23 +35,6 @@ declare module 'fastify' {
 }
 
 export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-
-/** the validator of bodies (coerce false) and of query strings and path parameters (coerce true) */
-export function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    coerceTypes: coerce ? 'array' : false,
-    removeAdditional: true,
-    useDefaults: true,
-    // bodies: every problem at once (docs/decisions/0402); verbose: errors carry what was sent
-    allErrors: !coerce,
-    verbose: true,
-    strict: false,
-  });
-  addFormats(ajv);
-  return ajv;
-}
 
 /** JSON bodies; a NUL character (which PostgreSQL text cannot hold) is refused with 400 */
 function parseJsonBody(_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {

@@ -2,25 +2,15 @@
 // member; acting tools to a role that may write (DEVOPS and up) somewhere; to a workflow run's
 // credential only the tools about its environment, acting ones only when its workflow's
 // governance allows it. The README's tool list is generated from here (toolListMarkdown).
-import type { Db } from '../db/db.ts';
 import type { Principal } from '../modules/access/principal.ts';
-import { ROLES, roleAllows, type Role } from '../modules/access/roles.ts';
+import { roleAllows, type Role } from '../modules/access/roles.ts';
 import type { ToolDef } from './tool.ts';
 import { actTools } from './tools/act.ts';
 import { readTools } from './tools/read.ts';
 
 export const TOOLS: readonly ToolDef[] = [...readTools, ...actTools];
 
-/** the highest role the caller holds in any organization (null: none) */
-export async function highestRole(db: Db, p: Principal): Promise<Role | null> {
-  if (p.kind === 'token') return p.role;
-  const rows = await db.query<{ role: Role }>('select role from memberships where user_id = $1', [p.id]);
-  let best: Role | null = null;
-  for (const r of rows) if (best === null || ROLES.indexOf(r.role) > ROLES.indexOf(best)) best = r.role;
-  return best;
-}
-
-/** the tools this caller is offered (and may call: a call to another is refused as unknown) */
+/** the tools this caller is offered, given its highest role (access.highestRole); a call to another is refused */
 export function toolsFor(p: Principal, role: Role | null): ToolDef[] {
   const run = p.kind === 'token' ? p.runScope : undefined;
   return TOOLS.filter((t) => {

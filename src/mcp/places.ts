@@ -1,39 +1,26 @@
-// From the words a model sends (names or ids) to what the services take: the service or
-// environment they name, with its type and the label the REST routes use in their 404s. Names are
-// looked up among what the caller may read (modules/scope/names.ts); the services then authorize.
+// What the tools share about the services the words name: the type handlers (a service's settings
+// are read through them) and the label the REST routes use in their 404s, both from the handlers
+// themselves; and, for a workflow run's credential, which of a list it reaches (the scope
+// service's own check, modules/scope).
 import type { Principal } from '../modules/access/principal.ts';
-import { findEnvironment, findService, type Place, type PlaceWords, type ServicePlace } from '../modules/scope/names.ts';
-import type { AppContext } from '../context.ts';
-import { forbidden } from '../lib/errors.ts';
+import { applicationHandler } from '../modules/services/applications/application.handler.ts';
+import { containerHandler } from '../modules/services/containers/container.handler.ts';
+import { databaseHandler } from '../modules/services/databases/database.handler.ts';
+import { jobHandler } from '../modules/services/jobs/job.handler.ts';
+import type { ServiceTypeHandler } from '../modules/services/services.service.ts';
+import { runScopeReaches } from '../modules/scope/scope.service.ts';
+import { WORKFLOW_LABEL } from '../modules/workflows/workflows.service.ts';
 
-/** the REST label of each service type ("Application not found", …) */
-export const TYPE_LABELS: Record<string, string> = {
-  APPLICATION: 'Application', CONTAINER: 'Container', DATABASE: 'Database', JOB: 'Job', AGENTIC_WORKFLOW: 'Agentic workflow',
-  HELM: 'Helm', TERRAFORM: 'Terraform',
-};
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const HANDLERS: Record<string, ServiceTypeHandler<any, any, unknown>> = Object.fromEntries(
+  [applicationHandler, containerHandler, databaseHandler, jobHandler].map((h) => [h.type, h]));
 
+/** "<label> not found", as the REST routes say it */
 export function labelOf(type: string): string {
-  return TYPE_LABELS[type] ?? 'Service';
+  return HANDLERS[type]?.label ?? (type === 'AGENTIC_WORKFLOW' ? WORKFLOW_LABEL : 'Service');
 }
 
-export async function serviceNamed(ctx: AppContext, p: Principal, words: PlaceWords & { service: string }): Promise<ServicePlace> {
-  return findService(ctx.db, p, words);
-}
-
-export async function environmentNamed(ctx: AppContext, p: Principal, words: PlaceWords & { environment: string }): Promise<Place> {
-  return findEnvironment(ctx.db, p, words);
-}
-
-/** for a run's credential: the services it reaches (all of them for any other caller) */
+/** for a run's credential: the items (services) it reaches; all of them for any other caller */
 export function reachable<T extends { id: string }>(p: Principal, items: T[]): T[] {
-  const run = p.kind === 'token' ? p.runScope : undefined;
-  return run ? items.filter((i) => run.serviceIds.includes(i.id)) : items;
-}
-
-/** 403 when a run's credential asks about a service outside its run (e.g. through a deployment id) */
-export function assertReachable(p: Principal, serviceId: string): void {
-  const run = p.kind === 'token' ? p.runScope : undefined;
-  if (run && !run.serviceIds.includes(serviceId)) {
-    throw forbidden('This workflow run\'s credential reaches only the workflow and its context services (context_service_ids)');
-  }
+  return items.filter((i) => runScopeReaches(p, i.id));
 }

@@ -7,9 +7,9 @@ import type { AppContext } from '../context.ts';
 import { AppError, badRequest, reasonPhrase } from '../lib/errors.ts';
 import type { Principal } from '../modules/access/principal.ts';
 import { renderServiceManifests } from '../modules/deployments/manifests.ts';
-import { loadServiceScope } from '../modules/scope/scope.service.ts';
+import { checkRunScope, loadServiceScope } from '../modules/scope/scope.service.ts';
 import { toYaml } from '../engine/yaml.ts';
-import { assertReachable, labelOf } from './places.ts';
+import { labelOf } from './places.ts';
 
 export const RESOURCE_TEMPLATES = [
   { uriTemplate: 'berth://deployment/{deployment_id}/log', name: 'deployment-log', title: 'Log of a deployment', mimeType: 'text/plain',
@@ -25,7 +25,7 @@ async function read(ctx: AppContext, p: Principal, uri: string): Promise<ReadRes
   const log = DEPLOYMENT_LOG.exec(uri);
   if (log) {
     const d = await ctx.services.deployments.get(p, log[1]!);
-    assertReachable(p, d.service_id);
+    checkRunScope(p, d.environment_id, d.service_id);
     const lines = await ctx.services.deployments.deploymentLogs(p, d.id, { page: 1, pageSize: 10_000, limit: 10_000, offset: 0 }, 10_000);
     return { contents: [{ uri, mimeType: 'text/plain', text: lines.results.map((l) => `${l.created_at} ${l.message}`).join('\n') }] };
   }

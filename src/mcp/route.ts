@@ -8,7 +8,6 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { AppContext } from '../context.ts';
 import type { App } from '../http/app.ts';
 import { AppError } from '../lib/errors.ts';
-import { highestRole } from './catalog.ts';
 import { createMcpServer } from './server.ts';
 
 /**
@@ -33,7 +32,7 @@ export function registerMcpRoutes(app: App, ctx: AppContext): void {
   app.post('/mcp', { config: { hidden: true, runCredentials: true } }, async (request, reply) => {
     const principal = request.principal;
     const server = createMcpServer(ctx, {
-      principal, role: await highestRole(ctx.db, principal), requestId: String(request.id),
+      principal, role: await ctx.services.access.highestRole(principal), requestId: String(request.id),
       userAgent: `berth-mcp ${typeof request.headers['user-agent'] === 'string' ? request.headers['user-agent'] : ''}`.trim().slice(0, 500),
     });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });

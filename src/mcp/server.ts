@@ -8,33 +8,30 @@ import {
   CallToolRequestSchema, ListResourceTemplatesRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { AppContext } from '../context.ts';
-import { reasonPhrase, AppError, invalid } from '../lib/errors.ts';
+import { AppError, invalid } from '../lib/errors.ts';
 import type { Principal } from '../modules/access/principal.ts';
 import type { Role } from '../modules/access/roles.ts';
 import { recordMutation } from '../modules/audit/audit.record.ts';
+import { makeAjv } from '../http/ajv.ts';
+import { errorBody } from '../http/errors.ts';
 import { validationProblems, type ValidationIssue } from '../http/validation-messages.ts';
 import { toolsFor, TOOLS } from './catalog.ts';
 import { readResource, RESOURCE_TEMPLATES } from './resources.ts';
 import type { ToolCall, ToolDef } from './tool.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, removeAdditional: false, strict: false }));
+// arguments are validated as request bodies are (the same Ajv settings)
+const ajv = makeAjv(false);
 const validators = new Map<string, ValidateFunction>(TOOLS.map((t) => [t.name, ajv.compile(t.input)]));
 
 export interface CallerFacts { principal: Principal; role: Role | null; requestId: string; userAgent: string | null }
 
 /** berth's error body for a failure, as the REST API answers it */
 function errorResult(err: unknown, requestId: string, log: AppContext['logger']): CallToolResult {
-  let body: Record<string, unknown>;
-  if (err instanceof AppError) {
-    body = { status: err.status, error: reasonPhrase(err.status), message: err.message, code: err.code, request_id: requestId, ...(err.problems ? { errors: err.problems } : {}) };
-  } else {
-    log.error({ err }, 'MCP tool failed');
-    body = { status: 500, error: reasonPhrase(500), message: 'Internal server error', code: 'internal_error', request_id: requestId };
-  }
+  if (!(err instanceof AppError)) log.error({ err }, 'MCP tool failed');
+  const body = err instanceof AppError ? errorBody(err.status, err.code, err.message, requestId, err.problems)
+    : errorBody(500, 'internal_error', 'Internal server error', requestId);
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body };
 }
 

@@ -4,7 +4,7 @@
 // refused), and no example is left over for an operation that does not exist.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { makeAjv } from '../../src/http/app.ts';
+import { makeAjv } from '../../src/http/ajv.ts';
 import { exampleOperationIds, requestExample } from '../../src/http/examples/index.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 

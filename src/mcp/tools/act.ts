@@ -9,7 +9,8 @@ import { EnvironmentVariableRequest } from '../../modules/variables/variables.sc
 import { scopeOfServiceType } from '../../modules/variables/parents.ts';
 import type { TargetType } from '../../modules/audit/audit.rules.ts';
 import type { ServicePlace } from '../../modules/scope/names.ts';
-import { environmentNamed, labelOf, serviceNamed } from '../places.ts';
+import { findEnvironment, findService } from '../../modules/scope/names.ts';
+import { labelOf } from '../places.ts';
 import { EnvironmentWord, OrganizationWord, ProjectWord, ServicePlaceInput, tool, type ToolCall } from '../tool.ts';
 
 const DEPLOYABLE = new Set(['APPLICATION', 'CONTAINER', 'DATABASE', 'JOB']);
@@ -20,8 +21,8 @@ const Wait = {
   wait_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: WAIT_MAX_SECONDS, default: 300, description: `how long to wait at most (default 300, at most ${WAIT_MAX_SECONDS}); the deployment goes on after` })),
 };
 
-async function deployable(call: ToolCall, words: Parameters<typeof serviceNamed>[2], action: DeploymentAction): Promise<ServicePlace> {
-  const s = await serviceNamed(call.ctx, call.principal, words);
+async function deployable(call: ToolCall, words: Parameters<typeof findService>[2], action: DeploymentAction): Promise<ServicePlace> {
+  const s = await findService(call.ctx.db, call.principal, words);
   if (!DEPLOYABLE.has(s.service_type)) {
     throw badRequest(s.service_type === 'AGENTIC_WORKFLOW' ? `${s.service_name} is an agentic workflow: start it with run_workflow` : `${s.service_type} services cannot be deployed here`);
   }
@@ -77,14 +78,14 @@ type OwnerWords = { service?: string | undefined; environment?: string | undefin
 /** the variable scope and parent the words name: a service's own, or its environment's */
 async function owner(call: ToolCall, a: OwnerWords): Promise<{ scope: string; parentId: string; targetType: TargetType; targetId: string }> {
   if (a.service) {
-    const s = await serviceNamed(call.ctx, call.principal, { ...a, service: a.service });
+    const s = await findService(call.ctx.db, call.principal, { ...a, service: a.service });
     const scope = scopeOfServiceType(s.service_type);
     if (!scope) throw badRequest(`${s.service_type} services have no variables of their own`);
     return { scope, parentId: s.service_id, targetType: s.service_type as TargetType, targetId: s.service_id };
   }
   if (call.principal.kind === 'token' && call.principal.runScope) throw forbidden('A workflow run\'s credential changes only the variables of its context services');
   if (!a.environment) throw badRequest('Name the service or the environment the variable belongs to');
-  const env = await environmentNamed(call.ctx, call.principal, { ...a, environment: a.environment });
+  const env = await findEnvironment(call.ctx.db, call.principal, { ...a, environment: a.environment });
   return { scope: 'ENVIRONMENT', parentId: env.environment_id, targetType: 'ENVIRONMENT', targetId: env.environment_id };
 }
 
@@ -158,7 +159,7 @@ export const actTools = [
       payload: Type.Optional(Type.Unknown({ description: 'any JSON value, handed to the agent' })),
     }),
     run: async (call, a) => {
-      const s = await serviceNamed(call.ctx, call.principal, { ...a, service: a.workflow });
+      const s = await findService(call.ctx.db, call.principal, { ...a, service: a.workflow });
       if (s.service_type !== 'AGENTIC_WORKFLOW') throw badRequest(`${s.service_name} is a ${s.service_type}, not an agentic workflow`);
       const run = await call.ctx.services.workflowRuns.start(call.principal, s.service_id, a.payload ?? null);
       await call.audit('TRIGGER_DEPLOY', 'AGENTIC_WORKFLOW', s.service_id);

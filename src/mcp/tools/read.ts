@@ -3,23 +3,17 @@
 // words it is given, then calls the service the REST route calls (authorization is there).
 import { Type } from 'typebox';
 import type { PageRequest } from '../../http/pagination.ts';
-import { applicationHandler } from '../../modules/services/applications/application.handler.ts';
-import { containerHandler } from '../../modules/services/containers/container.handler.ts';
-import { databaseHandler } from '../../modules/services/databases/database.handler.ts';
-import { jobHandler } from '../../modules/services/jobs/job.handler.ts';
-import type { ServiceTypeHandler } from '../../modules/services/services.service.ts';
 import { serviceLinks } from '../../modules/services/links.ts';
-import { findOrganization, findProject } from '../../modules/scope/names.ts';
+import { findEnvironment, findOrganization, findProject, findService } from '../../modules/scope/names.ts';
+import { checkRunScope } from '../../modules/scope/scope.service.ts';
 import { badRequest } from '../../lib/errors.ts';
-import { assertReachable, environmentNamed, labelOf, reachable, serviceNamed } from '../places.ts';
+import { HANDLERS, labelOf, reachable } from '../places.ts';
 import { EnvironmentPlaceInput, OrganizationWord, ProjectWord, ServicePlaceInput, tool, type ToolCall } from '../tool.ts';
 
 /** the service types with public URLs (the REST API's /link routes) */
 const LINKED = new Set(['APPLICATION', 'CONTAINER']);
 const first = (n: number): PageRequest => ({ page: 1, pageSize: n, limit: n, offset: 0 });
 const Limit = (max: number, dflt: number, what: string) => Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: dflt, description: `how many ${what} (at most ${max}, default ${dflt})` }));
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const HANDLERS: Record<string, ServiceTypeHandler<any, any, unknown>> = { APPLICATION: applicationHandler, CONTAINER: containerHandler, DATABASE: databaseHandler, JOB: jobHandler };
 
 async function serviceSettings(call: ToolCall, id: string, type: string): Promise<unknown> {
   const { services, workflows } = call.ctx.services;
@@ -61,7 +55,7 @@ export const readTools = [
     description: 'Every service of an environment (applications, containers, databases, jobs, agentic workflows) with its state (RUNNING, STOPPED, DEPLOYMENT_ERROR…) and whether it is up to date with its settings.',
     input: Type.Object(EnvironmentPlaceInput),
     run: async ({ ctx, principal }, a) => {
-      const env = await environmentNamed(ctx, principal, a);
+      const env = await findEnvironment(ctx.db, principal, a);
       const items = (await ctx.services.services.listEnvironmentServices(principal, env.environment_id, first(1000))).results;
       return {
         environment: { id: env.environment_id, name: env.environment_name, project: env.project_name },
@@ -76,7 +70,7 @@ export const readTools = [
     description: 'A service\'s settings as the API returns them (source, ports, resources, replicas…; secret values never), its current status and its public URLs.',
     input: Type.Object(ServicePlaceInput),
     run: async (call, a) => {
-      const s = await serviceNamed(call.ctx, call.principal, a);
+      const s = await findService(call.ctx.db, call.principal, a);
       const label = labelOf(s.service_type);
       const { ctx, principal } = call;
       const [settings, status, links] = await Promise.all([
@@ -98,7 +92,7 @@ export const readTools = [
     description: 'A service\'s deployments, newest first: action (DEPLOY, REDEPLOY, STOP, RESTART), status, git commit or image tag, who triggered it and when. Use a deployment id with get_deployment_log or rollback_service.',
     input: Type.Object({ ...ServicePlaceInput, limit: Limit(100, 10, 'deployments') }),
     run: async ({ ctx, principal }, a) => {
-      const s = await serviceNamed(ctx, principal, a);
+      const s = await findService(ctx.db, principal, a);
       return (await ctx.services.deployments.history(principal, s.service_id, s.service_type, labelOf(s.service_type), first(a.limit ?? 10))).results;
     },
   }),
@@ -108,7 +102,7 @@ export const readTools = [
     input: Type.Object({ deployment_id: Type.String({ format: 'uuid', description: 'the deployment\'s id (from list_deployments)' }), tail: Limit(2000, 200, 'last lines') }),
     run: async ({ ctx, principal }, a) => {
       const d = await ctx.services.deployments.get(principal, a.deployment_id);
-      assertReachable(principal, d.service_id);
+      checkRunScope(principal, d.environment_id, d.service_id);
       const tail = a.tail ?? 200;
       const logs = await ctx.services.deployments.deploymentLogs(principal, a.deployment_id, first(tail), tail);
       return { deployment: { id: d.id, status: d.status, action: d.action, service: d.service_name }, lines: logs.results.map((l) => `${l.created_at} ${l.message}`) };
@@ -122,7 +116,7 @@ export const readTools = [
       since: Type.Optional(Type.String({ format: 'date-time', description: 'only lines written from this time on (ISO 8601)' })),
     }),
     run: async ({ ctx, principal }, a) => {
-      const s = await serviceNamed(ctx, principal, a);
+      const s = await findService(ctx.db, principal, a);
       const logs = await ctx.services.deployments.serviceLogs(principal, s.service_id, s.service_type, labelOf(s.service_type), a.tail ?? 100, a.since ? new Date(a.since) : undefined);
       return { service: s.service_name, lines: logs.results.map((l) => `${l.created_at} ${l.message}`) };
     },
@@ -132,7 +126,7 @@ export const readTools = [
     description: 'An environment\'s overall state and last deployment, and the state of each of its services.',
     input: Type.Object(EnvironmentPlaceInput),
     run: async ({ ctx, principal }, a) => {
-      const env = await environmentNamed(ctx, principal, a);
+      const env = await findEnvironment(ctx.db, principal, a);
       const all = await ctx.services.deployments.environmentStatuses(principal, env.environment_id);
       const names = new Map((await ctx.services.services.listEnvironmentServices(principal, env.environment_id, first(1000))).results.map((s) => [s.id, s.name]));
       const groups = Object.fromEntries(Object.entries(all).filter(([k]) => k !== 'environment').map(([k, v]) => [k,
@@ -146,7 +140,7 @@ export const readTools = [
     input: Type.Object({ workflow: Type.String({ minLength: 1, description: 'the agentic workflow: its name (case-insensitive) or its id' }),
       environment: ServicePlaceInput.environment, project: ProjectWord, organization: OrganizationWord, limit: Limit(100, 10, 'runs') }),
     run: async ({ ctx, principal }, a) => {
-      const s = await serviceNamed(ctx, principal, { ...a, service: a.workflow });
+      const s = await findService(ctx.db, principal, { ...a, service: a.workflow });
       if (s.service_type !== 'AGENTIC_WORKFLOW') throw badRequest(`${s.service_name} is a ${s.service_type}, not an agentic workflow`);
       return (await ctx.services.workflowRuns.list(principal, s.service_id, first(a.limit ?? 10))).results;
     },

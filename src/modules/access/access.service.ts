@@ -5,7 +5,7 @@ import { rememberBounded } from '../../lib/bounded-map.ts';
 import type { Db } from '../../db/db.ts';
 import { forbidden } from '../../lib/errors.ts';
 import type { Principal } from './principal.ts';
-import { roleAllows, type Action, type Role } from './roles.ts';
+import { ROLES, roleAllows, type Action, type Role } from './roles.ts';
 
 const MEMBERSHIP_TTL_MS = 5_000;
 
@@ -17,6 +17,8 @@ export interface AccessService {
   /** resolves to the caller's role, or throws 403 */
   authorize(principal: Principal, organizationId: string, action: Action): Promise<Role>;
   forget(userId: string, organizationId: string): void;
+  /** the highest role the caller holds in any organization (a token: its own); null: none */
+  highestRole(principal: Principal): Promise<Role | null>;
 }
 
 export function createAccessService(db: Db): AccessService {
@@ -68,6 +70,11 @@ export function createAccessService(db: Db): AccessService {
     },
     forget(userId, organizationId) {
       cache.delete(`${userId}:${organizationId}`);
+    },
+    async highestRole(principal) {
+      if (principal.kind === 'token') return principal.role;
+      const rows = await db.query<{ role: Role }>('select role from memberships where user_id = $1', [principal.id]);
+      return rows.reduce<Role | null>((best, r) => (best === null || ROLES.indexOf(r.role) > ROLES.indexOf(best) ? r.role : best), null);
     },
   };
 }

@@ -60,14 +60,20 @@ export async function loadServiceScope(db: Queryable, serviceId: string, type?: 
   return r ? { ...toEnvScope(r), serviceId: r.service_id, serviceType: r.service_type, serviceName: r.service_name } : null;
 }
 
+const OUTSIDE_SERVICES = 'This workflow run\'s credential reaches only the workflow and its context services (context_service_ids)';
+
+/** whether the caller may reach this service: always, but for a run's credential (its services only) */
+export function runScopeReaches(p: Principal, serviceId: string): boolean {
+  const run = p.kind === 'token' ? p.runScope : undefined;
+  return !run || run.serviceIds.includes(serviceId);
+}
+
 /** 403 when a run's credential reaches outside its run: another environment or service */
-function checkRunScope(p: Principal, environmentId: string, serviceId?: string): void {
+export function checkRunScope(p: Principal, environmentId: string, serviceId?: string): void {
   const run = p.kind === 'token' ? p.runScope : undefined;
   if (!run) return;
   if (environmentId !== run.environmentId) throw forbidden('This workflow run\'s credential reaches only the environment the run runs in');
-  if (serviceId !== undefined && !run.serviceIds.includes(serviceId)) {
-    throw forbidden('This workflow run\'s credential reaches only the workflow and its context services (context_service_ids)');
-  }
+  if (serviceId !== undefined && !runScopeReaches(p, serviceId)) throw forbidden(OUTSIDE_SERVICES);
 }
 
 export interface ScopeService {
