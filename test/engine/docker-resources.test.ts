@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildImage } from '../../src/engine/docker/build.ts';
 import { networkName } from '../../src/engine/docker/naming.ts';
 import { busyboxImage, databaseImage, NO_DOCKER, startTestRegistry, testDocker, type TestRegistry } from '../support/docker.ts';
-import { hostOf, startEngineBerth, viaIngress, type EngineBerth } from '../support/engine-berth.ts';
+import { hostOf, removeEnvironment, startEngineBerth, viaIngress, type EngineBerth } from '../support/engine-berth.ts';
 import { eventually } from '../support/harness.ts';
 
 const found = await testDocker();
@@ -43,14 +43,7 @@ describe('docker engine: databases, registry images, jobs', { skip: found ? fals
     registryId = reg.body.id;
   }, { timeout: 900_000 });
   after(async () => {
-    // what the tests deployed goes with its environment, as a user would remove it; what a failed
-    // test left behind is removed by force, so no replica outlives the run
-    const leftInEnvironment = async () => docker.listContainers({ all: true, filters: { label: [`berth.environment_id=${envId}`] } });
-    if (envId && berth) {
-      await berth.api('DELETE', `/environment/${envId}`).catch(() => {});
-      await eventually(async () => (await leftInEnvironment()).length === 0, 60_000).catch(() => {});
-      for (const c of await leftInEnvironment()) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {});
-    }
+    await removeEnvironment(berth, docker, envId);
     await berth?.close();
     await registry?.close();
   });

@@ -13,7 +13,7 @@ import { createServer } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { networkName } from '../../src/engine/docker/naming.ts';
 import { databaseImage, NO_DOCKER, testDocker } from '../support/docker.ts';
-import { startEngineBerth, type EngineBerth } from '../support/engine-berth.ts';
+import { removeEnvironment, startEngineBerth, type EngineBerth } from '../support/engine-berth.ts';
 import { eventually } from '../support/harness.ts';
 
 const found = await testDocker();
@@ -63,12 +63,7 @@ describe('docker engine: PUBLIC and PRIVATE databases', { skip: found ? false : 
     envId = (await berth.api('POST', `/project/${project.id}/environment`, { name: 'dev', mode: 'DEVELOPMENT' })).body.id;
   }, { timeout: 600_000 });
   after(async () => {
-    const left = async () => docker.listContainers({ all: true, filters: { label: [`berth.environment_id=${envId}`] } });
-    if (envId && berth) {
-      await berth.api('DELETE', `/environment/${envId}`).catch(() => {});
-      await eventually(async () => (await left()).length === 0, 60_000).catch(() => {});
-      for (const c of await left()) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {});
-    }
+    await removeEnvironment(berth, docker, envId);
     await berth?.close();
   });
 

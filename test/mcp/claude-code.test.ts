@@ -6,11 +6,10 @@
 // token: the model is offered only the reading tools, and its redeploy attempt changes nothing.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { TOOLS } from '../../src/mcp/catalog.ts';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { eventually, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { eventually, seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { claudeBinary, requestText, runClaude, startLocalScriptedModel, toolResultText, type ClaudeRun, type LocalScriptedModel } from '../support/mcp-hosts.ts';
 
 const ALLOWED = ['mcp__berth__list_services', 'mcp__berth__redeploy_service'];
@@ -56,8 +55,7 @@ describe('Claude Code as an MCP host of berth', () => {
   before(async () => {
     claudeBinary(); // fails here, saying why, when node_modules lacks it
     t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(t);
     await startDeploymentWorkers(t.ctx);
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org);

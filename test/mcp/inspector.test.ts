@@ -6,10 +6,9 @@
 // as the REST API does; a tool error comes back as berth's error body with isError.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { TOOLS } from '../../src/mcp/catalog.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { installInspector, INSPECTOR_VERSION, runInspector, type InspectorRun } from '../support/mcp-hosts.ts';
 
 const shown = (r: InspectorRun) => `inspector ${INSPECTOR_VERSION} exited ${r.code} after ${r.ms} ms\nstderr: ${r.stderr.slice(0, 2000)}\nstdout: ${r.stdout.slice(0, 2000)}`;
@@ -34,8 +33,7 @@ describe('the MCP Inspector CLI against berth', () => {
     const installed = installInspector(); // once per machine: minutes cold, nothing after
     installed.catch(() => {}); // awaited below
     t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/mcp`;
+    url = `${await listenOnLoopback(t)}/mcp`;
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org);
     const r = await t.request('POST', `/environment/${env.id}/application`, { token: org.token, body: { name: 'storefront', git_repository: { url: 'https://github.com/acme/storefront' } } });

@@ -9,7 +9,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { prepareAgentRun, BERTH_TOKEN_VARIABLE, type AgentRunDeps } from '../../src/modules/workflows/agent-run.ts';
@@ -19,7 +18,7 @@ import { mintRunCredential } from '../../src/modules/run-credentials/run-credent
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { runWorkflowAgent } from '../../src/workers/agent-runs.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { eventually, expectErrorBody, seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
 type ToolAnswer = { isError?: boolean; structuredContent?: any };
 
@@ -67,8 +66,7 @@ describe('a workflow run\'s berth credential', () => {
 
   before(async () => {
     t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(t);
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org);
     other = await seedEnvironment(t, org);

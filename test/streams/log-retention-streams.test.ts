@@ -6,12 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
 import { insertDeployment } from '../../src/modules/deployments/deployments.repo.ts';
 import { insertRuntimeLine } from '../../src/modules/deployments/runtime-state.ts';
 import { LOG_RETENTION_LEASE, startLogPruner } from '../../src/workers/log-retention.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
-import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { runtimeLines, writeLines } from '../support/runtime-lines.ts';
 import { openStream } from '../support/sse.ts';
 
@@ -27,8 +26,7 @@ describe('log endpoints and live streams across a prune', () => {
   let base = '';
   before(async () => {
     t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(t);
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org);
     await t.ctx.db.query('delete from engine_leases where name = $1', [LOG_RETENTION_LEASE]);

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
+import type Docker from 'dockerode';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopIngress } from '../../src/engine/ingress/haproxy.ts';
@@ -110,4 +111,16 @@ export async function webhookReceiver(): Promise<{ url: string; bodies: any[]; c
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const { port } = server.address() as { port: number };
   return { url: `http://127.0.0.1:${port}/hook`, bodies, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+/**
+ * A test's environment removed as a user removes it (DELETE, its services uninstalled), then what
+ * a failed test left behind removed by force, so no replica outlives the run.
+ */
+export async function removeEnvironment(berth: EngineBerth | undefined, docker: Docker, envId: string | undefined): Promise<void> {
+  if (!berth || !envId) return;
+  const left = async () => docker.listContainers({ all: true, filters: { label: [`berth.environment_id=${envId}`] } });
+  await berth.api('DELETE', `/environment/${envId}`).catch(() => {});
+  await eventually(async () => (await left()).length === 0, 60_000).catch(() => {});
+  for (const c of await left()) await docker.getContainer(c.Id).remove({ force: true, v: true }).catch(() => {});
 }

@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config/config.ts';
@@ -116,6 +117,12 @@ export async function seedOrganization(t: TestApp, name = `org-${randomUUID().sl
     return token;
   };
   return { id: org.id, name, token: await tokenFor('OWNER'), tokenFor };
+}
+
+/** the app served on a free loopback port, for clients that need real HTTP; its base URL */
+export async function listenOnLoopback(t: TestApp): Promise<string> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 }
 
 /** asserts the seed's error body and returns it */
