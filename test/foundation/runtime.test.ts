@@ -34,6 +34,13 @@ describe('configuration', () => {
     assert.equal(c.ingressDrainSeconds, 30);
     assert.equal(c.webhookAllowPrivateTargets, false);
     assert.equal(c.bootstrapOrganization, 'default');
+    assert.equal(c.agentBerthUrl, 'http://host.docker.internal:8080');
+  });
+
+  test('AGENT_BERTH_URL: the Docker host at PORT when berth listens beyond loopback, none on loopback, as given when set', () => {
+    assert.equal(loadConfig({ PORT: '9000' }).agentBerthUrl, 'http://host.docker.internal:9000');
+    for (const host of ['127.0.0.1', 'localhost', '::1']) assert.equal(loadConfig({ HOST: host }).agentBerthUrl, null, host);
+    assert.equal(loadConfig({ HOST: '127.0.0.1', AGENT_BERTH_URL: 'http://berth.internal:8080/' }).agentBerthUrl, 'http://berth.internal:8080');
   });
 
   for (const [env, mentions] of [
@@ -51,6 +58,7 @@ describe('configuration', () => {
     [{ OIDC_ISSUER: 'https://id.example.com' }, 'OIDC_AUDIENCE'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ BOOTSTRAP_TOKEN: 'short' }, 'BOOTSTRAP_TOKEN'],
+    [{ AGENT_BERTH_URL: 'ftp://berth' }, 'AGENT_BERTH_URL'],
   ] as const) {
     test(`a bad value is refused naming the variable (${Object.keys(env)[0]})`, () => {
       assert.throws(() => loadConfig(env as Record<string, string>), (err: unknown) => err instanceof ConfigError && err.message.includes(mentions));

@@ -6,12 +6,12 @@
 // error body; another organization's token gets nothing of this one; GET is 405; the resources.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import net, { type AddressInfo } from 'node:net';
+import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
 type ToolAnswer = { isError?: boolean; structuredContent?: any; content: Array<{ type: string; text?: string }> };
 
@@ -35,8 +35,7 @@ describe('berth as an MCP server', () => {
 
   before(async () => {
     t = await startTestApp();
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(t);
     await startDeploymentWorkers(t.ctx);
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org);
@@ -175,8 +174,7 @@ describe('berth as an MCP server', () => {
   test('the rate limit is the API\'s: past the budget a call is a 429 with berth\'s error body', async () => {
     const limited = await startTestApp({ config: { rateLimitPerHour: 3 } });
     try {
-      await limited.app.listen({ port: 0, host: '127.0.0.1' });
-      const url = `http://127.0.0.1:${(limited.app.server.address() as AddressInfo).port}/mcp`;
+      const url = `${await listenOnLoopback(limited)}/mcp`;
       const token = (await seedOrganization(limited)).token;
       const statuses: number[] = [];
       let last: any;
@@ -191,6 +189,24 @@ describe('berth as an MCP server', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  test('the audit log and the projects by name; a deployment\'s whole log as a resource', async () => {
+    const admin = await connect(org.token);
+    const events = await call(admin, 'get_audit_log', { event_type: 'TRIGGER_DEPLOY', limit: 5 });
+    assert.equal(events.isError, undefined, JSON.stringify(events));
+    assert.ok(events.structuredContent.result.length > 0 && events.structuredContent.result.every((e: any) => e.event_type === 'TRIGGER_DEPLOY'));
+    const devops = await connect(await org.tokenFor('DEVOPS'));
+    assert.equal((await call(devops, 'get_audit_log')).structuredContent.status, 403, 'the audit log needs ADMIN, as in the API');
+
+    const projects = await call(admin, 'list_projects', { organization: org.name });
+    assert.ok(projects.structuredContent.result.some((p: any) => p.id === env.projectId && p.name === projectName));
+
+    const deployment = (await t.request('GET', `/application/${appId}/deploymentHistory`, { token: org.token })).body.results[0];
+    const log = await admin.readResource({ uri: `berth://deployment/${deployment.id}/log` });
+    const rest = await t.request('GET', `/deployment/${deployment.id}/log?page_size=100`, { token: org.token });
+    assert.equal((log.contents[0] as { text: string }).text.split('\n').length, rest.body.results.length);
+    await assert.rejects(admin.readResource({ uri: 'berth://deployment/00000000-0000-4000-8000-000000000000/log' }), /not found/i);
   });
 
   test('variables: a secret is write-only, set twice is one variable, delete removes it', async () => {
