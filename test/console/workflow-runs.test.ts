@@ -112,8 +112,9 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
 
     // and the workflow page lists it
     await page.getByRole('link', { name: 'triage-agent' }).first().click();
-    const row = page.locator(`tr[data-run="${runId}"]`);
-    await row.waitFor();
+    // a list cached while the run was queued is shown at once and refreshed (the run page marked it stale)
+    const row = page.locator(`tr[data-run="${runId}"]`, { hasText: 'succeeded' });
+    await row.waitFor({ timeout: 10_000 });
     assert.match(await row.innerText(), /succeeded[\s\S]*manual by [\s\S]*\$0\.0000[\s\S]*\[simulated\] No agent ran/);
   });
 

@@ -3,7 +3,7 @@
 // while the run is queued or running, each line styled by kind), cancel while it is queued or
 // running (after a confirmation), and the deliveries of its result to the outputs.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useCallback, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { ApiError, api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
@@ -51,6 +51,9 @@ export function WorkflowRunPage(p: PageProps & { id: string; runId: string }) {
     void qc.invalidateQueries({ queryKey: ['runs', p.id] });
     void qc.invalidateQueries({ queryKey: ['run-deliveries', p.id, p.runId] });
   }, [qc, p.id, p.runId]);
+  // however the run's new status arrived (stream or polling), the workflow's list of runs is stale
+  const status = run.data?.status;
+  useEffect(() => { if (status) void qc.invalidateQueries({ queryKey: ['runs', p.id] }); }, [qc, p.id, status]);
   const name = wf.data?.name ?? '…';
   const crumbs = useEnvironmentCrumbs(envId, name);
   crumbs[crumbs.length - 1] = { label: name, href: `/ui/workflows/${p.id}` };
