@@ -2,7 +2,7 @@
 // (present on the daemon), the time from POST /container/{id}/deploy to the app answering
 // through its public URL, against the same steps done by hand with the docker CLI in the same
 // run (network, run with limits and a loopback port, poll until it answers). Interleaved rounds,
-// medians. Needs a daemon at BERTH_TEST_DOCKER_HOST or DOCKER_HOST and haproxy; BENCH_ROUNDS (5).
+// the side that goes first alternating, medians. Needs a daemon at BERTH_TEST_DOCKER_HOST or DOCKER_HOST and haproxy; BENCH_ROUNDS (5).
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -62,30 +62,40 @@ for (let round = 1; round <= ROUNDS; round++) {
     ports: [{ internal_port: 3000, publicly_accessible: true }], cpu: 100, memory: 32,
   })).body;
   const url = (await berth.api('GET', `/container/${svc.id}/link`)).body.results.find((l: { is_default: boolean }) => l.is_default).url;
-  let t0 = performance.now();
-  const wall0 = Date.now();
-  const deployment = (await berth.api('POST', `/container/${svc.id}/deploy`)).body;
-  await until(async () => (await viaIngress(berth.ingressPort, hostOf(url))).status === 200);
-  berthTimes.push(performance.now() - t0);
-  // where berth's time went: each line of the deployment's log, in ms after the POST
-  const lines = (await berth.api('GET', `/deployment/${deployment.id}/log?page_size=100`)).body.results as Array<{ created_at: string; message: string }>;
-  const record = (await berth.api('GET', `/deployment/${deployment.id}`)).body as { created_at: string; started_at: string | null };
-  log(`round ${round} berth timeline: +${Date.parse(record.created_at) - wall0} queued | +${Date.parse(record.started_at ?? record.created_at) - wall0} claimed | ${lines.map((l) => `+${Date.parse(l.created_at) - wall0} ${l.message.slice(0, 60)}`).join(' | ')}`);
-
-  const name = `berth-bench-raw-${Date.now()}`;
-  t0 = performance.now();
-  await run('docker', [...dockerArgs, 'network', 'create', name]);
-  await run('docker', [...dockerArgs, 'run', '-d', '--name', name, '--network', name, '--memory', '32m', '--cpus', '0.1', '-p', '127.0.0.1::3000', IMAGE]);
-  const port = Number((await run('docker', [...dockerArgs, 'port', name, '3000'])).stdout.trim().split(':').pop());
-  await until(() => answers(port));
-  rawTimes.push(performance.now() - t0);
+  const timeBerth = async () => {
+    const t0 = performance.now();
+    const wall0 = Date.now();
+    const deployment = (await berth.api('POST', `/container/${svc.id}/deploy`)).body;
+    await until(async () => (await viaIngress(berth.ingressPort, hostOf(url))).status === 200);
+    berthTimes.push(performance.now() - t0);
+    // where berth's time went: each line of the deployment's log, in ms after the POST
+    const lines = (await berth.api('GET', `/deployment/${deployment.id}/log?page_size=100`)).body.results as Array<{ created_at: string; message: string }>;
+    const record = (await berth.api('GET', `/deployment/${deployment.id}`)).body as { created_at: string; started_at: string | null };
+    log(`round ${round} berth timeline: +${Date.parse(record.created_at) - wall0} queued | +${Date.parse(record.started_at ?? record.created_at) - wall0} claimed | ${lines.map((l) => `+${Date.parse(l.created_at) - wall0} ${l.message.slice(0, 60)}`).join(' | ')}`);
+  };
+  const timeRaw = async () => {
+    const name = `berth-bench-raw-${Date.now()}`;
+    const t0 = performance.now();
+    await run('docker', [...dockerArgs, 'network', 'create', name]);
+    await run('docker', [...dockerArgs, 'run', '-d', '--name', name, '--network', name, '--memory', '32m', '--cpus', '0.1', '-p', '127.0.0.1::3000', IMAGE]);
+    const port = Number((await run('docker', [...dockerArgs, 'port', name, '3000'])).stdout.trim().split(':').pop());
+    await until(() => answers(port));
+    rawTimes.push(performance.now() - t0);
+    return name;
+  };
+  // which goes first alternates: the one after the other's cleanup would otherwise always pay for it
+  let name: string;
+  if (round % 2 === 1) { await timeBerth(); name = await timeRaw(); } else { name = await timeRaw(); await timeBerth(); }
   log(`round ${round}: berth ${berthTimes.at(-1)!.toFixed(0)} ms, docker CLI ${rawTimes.at(-1)!.toFixed(0)} ms`);
 
   await run('docker', [...dockerArgs, 'rm', '-f', name]);
   await run('docker', [...dockerArgs, 'network', 'rm', name]);
   await berth.api('DELETE', `/container/${svc.id}`);
-  // the uninstall runs in the background: let it finish so it does not overlap the next round
-  await until(async () => (await docker.listContainers({ all: true, filters: { label: [`berth.service_id=${svc.id}`] } })).length === 0);
+  // the uninstall runs in the background: let it finish (containers, the environment's network,
+  // the service record) so it does not overlap the next round
+  await until(async () => (await docker.listContainers({ all: true, filters: { label: [`berth.service_id=${svc.id}`] } })).length === 0
+    && (await docker.listNetworks({ filters: { label: [`berth.environment_id=${envId}`] } })).length === 0
+    && (await berth.api('GET', `/container/${svc.id}`)).status === 404);
 }
 await berth.close();
 const b = median(berthTimes);

@@ -1,9 +1,12 @@
-// Health probes run by berth from outside the container (so images need no curl): HTTP GET and
-// TCP connect against the replica's port published on loopback, exec through the Docker API. A
-// port berth does not publish (a PRIVATE database's, decision 0333) is probed by reading the
-// container's own listening sockets (/proc/net/tcp, tcp6): open on an address other services
-// reach, not loopback only. waitReady applies a probe's timing (initial delay, period,
-// thresholds) and gives up early when the container exits.
+// Health probes run by berth from outside the container (so images need no curl): HTTP GET
+// against the replica's port published on loopback, TCP connect to the container's own address
+// on its bridge network (refused at once when nothing listens; decision 0335), exec through the
+// Docker API. Where berth cannot reach container addresses (its daemon's bridge is not on this
+// host's network), TCP goes to the published loopback port, held open a moment because Docker's
+// userland proxy accepts before it knows; an unpublished port (a PRIVATE database's, decision
+// 0333) is then probed by reading the container's listening sockets (/proc/net/tcp, tcp6).
+// waitReady applies a probe's timing (initial delay, period, thresholds), polls fast at first,
+// and gives up early when the container exits.
 import { connect } from 'node:net';
 import type { ProbePlan } from '../plan.ts';
 
@@ -16,12 +19,61 @@ export interface ProbeTarget {
   socketTable(timeoutMs: number): Promise<string>;
   /** null while running, else why it is not (exited with code N, …) */
   notRunning(): Promise<string | null>;
+  /** the container's address on its network (once notRunning has read it) and whether this process reaches such addresses */
+  direct?: { address(): string | null; reach: DirectReach };
 }
+
+/**
+ * Whether berth reaches a daemon's container addresses: unknown until a connection was tried,
+ * false for good once one could be neither made nor refused (a daemon whose bridge is in a VM).
+ */
+export interface DirectReach { known?: boolean }
 
 /** how long a TCP probe's connection must stay open to count as accepted */
 const TCP_HOLD_MS = 50;
 
+const DIRECT_CONNECT_MS = 250;
+
+/** a TCP connection straight to the container: 'open', 'refused' (nothing listens) or 'unreachable' */
+function connectDirect(address: string, port: number): Promise<'open' | 'refused' | 'unreachable'> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: address, port, timeout: DIRECT_CONNECT_MS });
+    const done = (outcome: 'open' | 'refused' | 'unreachable') => { socket.destroy(); resolve(outcome); };
+    socket.once('connect', () => done('open'));
+    socket.once('timeout', () => done('unreachable'));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED' ? 'refused' : 'unreachable'));
+  });
+}
+
+/**
+ * TCP straight to the container, when its address is known and reachable: 'open' is an answer;
+ * 'refused' is one only once a direct connection on this daemon has succeeded (before that, a
+ * firewall's reset looks the same); otherwise null, and the caller probes the published port.
+ */
+async function probeDirect(probe: ProbePlan, target: ProbeTarget): Promise<{ ok: boolean; detail: string } | 'refused' | null> {
+  const address = target.direct?.address() ?? null;
+  const reach = target.direct?.reach;
+  if (probe.kind !== 'tcp' || probe.port === null || !address || !reach || reach.known === false) return null;
+  const outcome = await connectDirect(address, probe.port);
+  if (outcome === 'open') {
+    reach.known = true;
+    return { ok: true, detail: `tcp ${probe.port} accepts connections` };
+  }
+  if (outcome === 'refused' && reach.known) return { ok: false, detail: `tcp ${probe.port}: connection refused (nothing listens yet)` };
+  if (outcome === 'unreachable') reach.known = false;
+  return outcome === 'refused' ? 'refused' : null;
+}
+
 export async function probeOnce(probe: ProbePlan, target: ProbeTarget): Promise<{ ok: boolean; detail: string }> {
+  const direct = await probeDirect(probe, target);
+  if (direct && direct !== 'refused') return direct;
+  const result = await probeFromHost(probe, target);
+  // refused straight, yet listening seen another way: what answers at container addresses is not the container
+  if (direct === 'refused' && result.ok && target.direct) target.direct.reach.known = false;
+  return result;
+}
+
+async function probeFromHost(probe: ProbePlan, target: ProbeTarget): Promise<{ ok: boolean; detail: string }> {
   const timeoutMs = Math.max(1, probe.timeoutSeconds) * 1000;
   if (probe.kind === 'exec') {
     try {
@@ -105,8 +157,11 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, r
 export async function waitReady(probe: ProbePlan, target: ProbeTarget, signal: AbortSignal, deadlineMs: number): Promise<void> {
   const until = Date.now() + deadlineMs;
   const budget = Date.now() + (probe.initialDelaySeconds + probe.periodSeconds * Math.max(1, probe.failureThreshold) + probe.timeoutSeconds) * 1000;
-  // a rollout waits for readiness: probing faster than the probe's period only makes it start sooner
-  const period = Math.min(probe.periodSeconds * 1000, 100);
+  // a rollout waits for readiness: probing faster than the probe's period only makes it start
+  // sooner. Most processes listen within moments of starting: 10 ms apart at first, then doubling
+  // up to 100 ms (or the probe's own period when shorter)
+  const cap = Math.min(probe.periodSeconds * 1000, 100);
+  let period = Math.min(10, cap);
   await sleep(probe.initialDelaySeconds * 1000, signal);
   let streak = 0;
   let last = 'not probed yet';
@@ -119,6 +174,7 @@ export async function waitReady(probe: ProbePlan, target: ProbeTarget, signal: A
     if (streak >= Math.max(1, probe.successThreshold)) return;
     if (Date.now() > Math.min(until, budget)) throw new Error(`readiness probe never succeeded (${last})`);
     await sleep(period, signal);
+    period = Math.min(period * 2, cap);
   }
 }
 

@@ -3,7 +3,7 @@
 // (every container berth removes, replica or job run, goes through removeContainer).
 import type Docker from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
-import type { ProbeTarget } from './health.ts';
+import type { DirectReach, ProbeTarget } from './health.ts';
 import { labelFilter } from './naming.ts';
 
 export async function listReplicas(docker: Docker, serviceId: string, all = true): Promise<ContainerInfo[]> {
@@ -17,10 +17,19 @@ export function publishedPorts(info: Pick<ContainerInfo, 'Ports'>): Map<number, 
   return out;
 }
 
+const reachByDaemon = new WeakMap<Docker, DirectReach>();
+const reachOf = (docker: Docker): DirectReach => {
+  let reach = reachByDaemon.get(docker);
+  if (!reach) reachByDaemon.set(docker, reach = {});
+  return reach;
+};
+
 export function probeTarget(docker: Docker, id: string, hostPorts: Map<number, number>): ProbeTarget {
   const container = docker.getContainer(id);
+  let address: string | null = null;
   return {
     hostPort: (port) => hostPorts.get(port) ?? null,
+    direct: { address: () => address, reach: reachOf(docker) },
     async exec(command, timeoutMs) {
       return (await execIn(container, command, timeoutMs)).exitCode;
     },
@@ -32,6 +41,8 @@ export function probeTarget(docker: Docker, id: string, hostPorts: Map<number, n
     },
     async notRunning() {
       const info = await container.inspect();
+      // a replica is on one network, its environment's (a database too)
+      address = Object.values(info.NetworkSettings?.Networks ?? {}).map((n) => n.IPAddress).find((a) => !!a) ?? null;
       if (info.State.Running && !info.State.Restarting) return null;
       return info.State.Restarting ? `is restarting (exit code ${info.State.ExitCode})` : `exited with code ${info.State.ExitCode}${info.State.OOMKilled ? ' (out of memory)' : ''}`;
     },
