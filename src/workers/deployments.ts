@@ -93,10 +93,9 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
   let index = current ? Math.max(0, steps.indexOf(current)) : 0;
   const controller = new AbortController();
   runningControllers.set(d.id, controller);
-  const log = async (kind: 'BUILD' | 'DEPLOY' | 'RUNTIME', message: string) => {
-    await repo.insertLog(db, d.id, d.service_id, kind, message);
-    await repo.heartbeat(db, d.id);
-  };
+  const log = (kind: 'BUILD' | 'DEPLOY' | 'RUNTIME', message: string) => repo.insertLog(db, d.id, d.service_id, kind, message);
+  // alive while it runs, log lines or not (a silent build step or a long readiness wait is not abandoned)
+  const beat = setInterval(() => { repo.heartbeat(db, d.id).catch(() => {}); }, heartbeatMs());
   try {
     for (; index < steps.length; index++) {
       const step: Step = steps[index]!;
@@ -139,9 +138,13 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
     }
     throw err; // unexpected (e.g. database): the task is retried and resumes from the recorded step
   } finally {
+    clearInterval(beat);
     runningControllers.delete(d.id);
   }
 }
+
+/** four heartbeats per stale period (at most four a second) */
+const heartbeatMs = () => Math.max(250, (deploymentWorkerSettings.staleSeconds * 1000) / 4);
 
 /** a real engine needs the runtime plan (variables with secrets opened, credentials); the simulated one does not */
 async function withPlan(ctx: Ctx, s: DriverService): Promise<DriverService> {

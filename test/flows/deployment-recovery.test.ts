@@ -79,6 +79,35 @@ describe('deployment recovery after a worker dies', () => {
     assert.equal((await status(id)).status, 'DEPLOYED');
   });
 
+  test('a step silent for longer than the stale period is not taken for abandoned: its worker beats while it runs', async () => {
+    const env = await seedEnvironment(t, org);
+    const app = await seedService(t, env, 'APPLICATION', {});
+    const id = await t.ctx.db.transaction((tx) => repo.insertDeployment(tx, {
+      organizationId: env.organizationId, projectId: env.projectId, environmentId: env.id, serviceId: app, serviceType: 'APPLICATION',
+      action: 'DEPLOY', gitCommitId: null, imageTag: null, origin: 'API', triggeredBy: null, metadata: {}, previousState: 'STOPPED',
+    }));
+    configureDeploymentWorkers({ staleSeconds: 2 });
+    configureSimulatedEngine({ stepMs: 3500 });
+    try {
+      const running = runDeployment(t.ctx, id, { id: 'live-task' });
+      await eventually(async () => (await status(id)).status === 'DEPLOYING', 5000, 20);
+      // no log line for 3.5 s (the simulated step), 2.6 s of it gone: older than the stale period without a beat
+      await new Promise((r) => setTimeout(r, 2600));
+      const lines = await repo.deploymentLogs(t.ctx.db, id, null, 0, false);
+      const lastLine = Math.max(...lines.items.map((l) => Date.parse(String(l.created_at))));
+      assert.ok(Date.now() - lastLine > 2000, 'the step has been silent longer than the stale period');
+      await sweepAbandonedDeployments(t.ctx);
+      const d = await status(id);
+      assert.equal(d.recoveries, 0, 'not resumed by the sweep');
+      assert.equal(d.runner_task_id, 'live-task');
+      await running;
+      assert.equal((await status(id)).status, 'DEPLOYED');
+    } finally {
+      configureDeploymentWorkers({ staleSeconds: 60 });
+      configureSimulatedEngine({ stepMs: 50 });
+    }
+  });
+
   test('kill -9 of a real worker process mid-deployment (PostgreSQL only)', async (ctx) => {
     const { url } = await testDatabase();
     if (!url) return ctx.skip('needs DATABASE_URL: PGlite is single-process');
