@@ -10,7 +10,10 @@ export interface Queryable {
   query<R = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
   /** several statements without parameters (migrations) */
   exec(sql: string): Promise<void>;
+  /** in a transaction only: `fn` runs once it has committed (never when it rolls back) */
+  afterCommit?(fn: () => void): void;
 }
+
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';

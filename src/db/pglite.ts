@@ -5,6 +5,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Db, Queryable } from './db.ts';
+import { withCommitHooks } from './commit-hooks.ts';
 import { translateDbError } from './errors.ts';
 import { preparedRunner, type PreparedRunner } from './pglite-prepared.ts';
 import { discardPgliteTemplate, pgliteTemplatePath, readPgliteTemplate } from './pglite-template.ts';
@@ -114,7 +115,14 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
     query: base.query,
     async transaction(fn) {
       try {
-        return await pglite.transaction((tx) => fn(queryable(tx, prepared, true)));
+        let committed = () => {};
+        const result = await pglite.transaction((t) => {
+          const hooked = withCommitHooks(queryable(t, prepared, true));
+          committed = hooked.committed;
+          return fn(hooked.tx);
+        });
+        committed();
+        return result;
       } catch (err) {
         throw translateDbError(err);
       }

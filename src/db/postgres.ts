@@ -3,6 +3,7 @@
 // static texts; int8 is parsed to number, timestamptz by timestamps.ts.
 import pg from 'pg';
 import type { Db, Queryable } from './db.ts';
+import { withCommitHooks } from './commit-hooks.ts';
 import { translateDbError } from './errors.ts';
 import { runNamed } from './pg-statement.ts';
 import { timestamptzReader } from './timestamps.ts';
@@ -50,8 +51,10 @@ export async function openPostgres(connectionString: string, max: number): Promi
       }
       try {
         await client.query('BEGIN');
-        const result = await fn(queryable(client));
+        const { tx, committed } = withCommitHooks(queryable(client));
+        const result = await fn(tx);
         await client.query('COMMIT');
+        committed();
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});

@@ -41,8 +41,6 @@ export interface QueueOptions {
 /** how often a kind's second and later slots look for a task when nothing woke them */
 const IDLE_SLOT_POLL_SECONDS = 30;
 
-/** when an enqueue nudges this process's workers of that kind (after the caller's commit, usually) */
-const WAKE_DELAYS_MS = [15, 60];
 
 function txAdapter(tx: Queryable) {
   return {
@@ -79,24 +77,26 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
   // (previewRedrive is a cheap read that goes through it); a server has connections to spare.
   if (db.native.kind === 'pglite') for (const name of Object.keys(TASK_KINDS)) await boss.previewRedrive(name);
   const polling = options.pollingIntervalSeconds ?? 0.5;
-  // workers of this process, to wake right after an enqueue instead of at their next poll; the
-  // caller's transaction commits a few ms later, so two nudges: a fetch that comes too early
-  // finds nothing and the worker simply goes back to polling
+  // workers of this process, woken as soon as an enqueued task can be seen (the caller's
+  // transaction committed) instead of at their next poll; workers of other processes poll
   const localWorkers = new Map<string, string[]>();
   const wake = (kind: string) => {
-    const ids = localWorkers.get(kind);
-    if (!ids) return;
-    for (const delay of WAKE_DELAYS_MS) setTimeout(() => { for (const id of ids) boss.notifyWorker(id); }, delay).unref();
+    for (const id of localWorkers.get(kind) ?? []) boss.notifyWorker(id);
   };
 
   return {
     async enqueue(tx, kind, payload, opts = {}) {
-      if (opts.startAfter === undefined) wake(kind);
-      return boss.send(kind, payload, {
+      const id = await boss.send(kind, payload, {
         db: txAdapter(tx),
         ...(opts.startAfter !== undefined ? { startAfter: opts.startAfter instanceof Date ? opts.startAfter : opts.startAfter } : {}),
         ...(opts.singletonKey ? { singletonKey: opts.singletonKey, singletonSeconds: 1 } : {}),
       });
+      if (opts.startAfter === undefined) {
+        // outside a transaction the send has committed already
+        if (tx.afterCommit) tx.afterCommit(() => wake(kind));
+        else wake(kind);
+      }
+      return id;
     },
     async work(kind, handler, opts = {}) {
       if (!options.workers) throw new Error('this process does not run workers (role api)');

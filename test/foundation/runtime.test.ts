@@ -212,6 +212,35 @@ describe('task queue', () => {
   });
 });
 
+describe('task queue wake-up', () => {
+  test('a task enqueued in a transaction wakes this process\'s worker once the transaction commits, not at its next poll', async () => {
+    const { openDb } = await import('../../src/db/db.ts');
+    const { migrate } = await import('../../src/db/migrate.ts');
+    const { freshPostgresUrl } = await import('../support/db.ts');
+    const { startQueue } = await import('../../src/queue/queue.ts');
+    // a database of its own: no other test's worker takes the task
+    const db = await openDb({ databaseUrl: await freshPostgresUrl(), dataDir: 'memory://', poolSize: 4 });
+    await migrate(db);
+    const queue = await startQueue(db, { workers: true, pollingIntervalSeconds: 20 });
+    try {
+      let ranAt = 0;
+      await queue.work('maintenance.cleanup', async () => { ranAt = performance.now(); });
+      await new Promise((r) => setTimeout(r, 500)); // the worker's first fetch is behind it
+      // the commit comes well after the enqueue (a slow request): a wake-up timed from the enqueue finds nothing
+      await db.transaction(async (tx) => {
+        await queue.enqueue(tx, 'maintenance.cleanup', { marker: 'late-commit' });
+        await new Promise((r) => setTimeout(r, 200));
+      });
+      const committedAt = performance.now();
+      await eventually(async () => ranAt > 0, 8000, 10);
+      assert.ok(ranAt - committedAt < 3000, `run ${(ranAt - committedAt).toFixed(0)} ms after the commit (the poll is every 20 s)`);
+    } finally {
+      await queue.stop({ timeoutMs: 1000 });
+      await db.close();
+    }
+  });
+});
+
 describe('how a berth server process starts', () => {
   test('npm start and the berth command give Node the server flags (src/cli/server-flags.ts) and enter through bin/berth.mjs', () => {
     const start: string = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.start;

