@@ -9,6 +9,7 @@ import { createScopeService, type ScopeService } from './modules/scope/scope.ser
 import type { AppContext } from './context.ts';
 import { createClustersService, type ClustersService } from './modules/clusters/clusters.service.ts';
 import { createRegistriesService, type RegistriesService } from './modules/registries/registries.service.ts';
+import { createGitTokensService, type GitTokensService } from './modules/git-tokens/git-tokens.service.ts';
 import { createProjectsService, type ProjectsService } from './modules/projects/projects.service.ts';
 import { createEnvironmentsService, type EnvironmentsService } from './modules/environments/environments.service.ts';
 import { createDeploymentRulesService, type DeploymentRulesService } from './modules/deployment-rules/deployment-rules.service.ts';
@@ -25,6 +26,7 @@ import { createServicesService, type ServicesService } from './modules/services/
 import { createServiceGroupsService, type ServiceGroupsService } from './modules/services/groups/groups.service.ts';
 import { createJobRunsService, type JobRunsService } from './modules/job-runs/job-runs.service.ts';
 import { createAuditService, type AuditService } from './modules/audit/audit.service.ts';
+import { createGitPushService, type GitPushService } from './modules/git-push/git-push.service.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -35,6 +37,7 @@ export interface Services {
   scope: ScopeService;
   clusters: ClustersService;
   registries: RegistriesService;
+  gitTokens: GitTokensService;
   projects: ProjectsService;
   environments: EnvironmentsService;
   deploymentRules: DeploymentRulesService;
@@ -50,6 +53,7 @@ export interface Services {
   serviceGroups: ServiceGroupsService;
   jobRuns: JobRunsService;
   audit: AuditService;
+  gitPush: GitPushService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -65,6 +69,7 @@ export function createServices(parts: ContextParts): Services {
   const appContext = (): AppContext => ({ ...parts, engine: parts.engine!, services: all! });
   const clusters = createClustersService({ db, organizations });
   const registries = createRegistriesService({ db, organizations, sealer: parts.sealer });
+  const gitTokens = createGitTokensService({ db, organizations, sealer: parts.sealer });
   const projects = createProjectsService({ db, organizations, appContext });
   const environments = createEnvironmentsService({ db, scope, projects, sealer: parts.sealer, appContext });
   const deploymentRules = createDeploymentRulesService({ db, projects, scope });
@@ -80,6 +85,7 @@ export function createServices(parts: ContextParts): Services {
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
   const audit = createAuditService({ db, organizations });
-  all = { audit, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, projects, environments, deploymentRules };
+  const gitPush = createGitPushService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments });
+  all = { audit, gitPush, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules };
   return all;
 }

@@ -771,6 +771,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organization/{organizationId}/gitToken": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the git tokens of an organization (tokens are never returned) */
+        get: operations["listOrganizationGitTokens"];
+        put?: never;
+        /** Create a git token (the token is write-only) */
+        post: operations["createGitToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/gitToken/{gitTokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get organization git token */
+        get: operations["getOrganizationGitToken"];
+        /** Edit a git token (without `token`, the stored one is kept) */
+        put: operations["editGitToken"];
+        post?: never;
+        /** Delete a git token no service uses (409 naming the services otherwise) */
+        delete: operations["deleteGitToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/gitToken/{gitTokenId}/associatedServices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The applications, jobs and agentic workflows that clone with this token */
+        get: operations["getGitTokenAssociatedServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/organization/{organizationId}/project": {
         parameters: {
             query?: never;
@@ -3161,6 +3215,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/organization/{organizationId}/gitWebhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The payload URL per git provider and whether a secret is set (the secret itself is never returned) */
+        get: operations["getOrganizationGitWebhook"];
+        put?: never;
+        /** Make the organization's git webhook secret (replacing any): shown once in this answer, with the payload URL per provider */
+        post: operations["generateOrganizationGitWebhookSecret"];
+        /** Delete the secret: every delivery is refused (401) until a new one is made */
+        delete: operations["deleteOrganizationGitWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/gitWebhook/{organizationId}/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A git provider's webhook delivery (no Authorization: signed with the organization's git webhook secret). A push to a branch that services with auto_deploy track queues one deployment of the pushed commit for each; other events are acknowledged and ignored; a bad or missing signature is 401 */
+        post: operations["receiveGitWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/config": {
         parameters: {
             query?: never;
@@ -4174,6 +4264,24 @@ export interface components {
             description?: string | null;
             config?: components["schemas"]["createContainerRegistry.request.config"];
         };
+        "listOrganizationGitTokens.response.200.results": {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            updated_at?: string | null;
+            name: string;
+            description: string;
+            /** @description GITHUB, GITLAB, BITBUCKET or GENERIC */
+            type: string;
+            /** Format: date-time */
+            expired_at?: string;
+            workspace?: string;
+            /** @description the applications, jobs and agentic workflows of the organization that clone with this token */
+            associated_services_count: number;
+            /** @description empty string when none was given */
+            git_api_url: string;
+        };
         "listProject.response.200.results": {
             /** Format: uuid */
             id: string;
@@ -4934,6 +5042,18 @@ export interface components {
             started_at: string | null;
             finished_at: string | null;
         };
+        "getOrganizationGitWebhook.response.200.urls": {
+            /** @description the payload URL to give github */
+            github: string;
+            /** @description the payload URL to give gitlab */
+            gitlab: string;
+            /** @description the payload URL to give bitbucket */
+            bitbucket: string;
+            /** @description the payload URL to give gitea */
+            gitea: string;
+            /** @description the payload URL to give forgejo */
+            forgejo: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -5612,7 +5732,7 @@ export interface operations {
                             read: boolean;
                             /** @description true when the role allows: create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations */
                             write: boolean;
-                            /** @description true when the role allows: clusters, container registries, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log */
+                            /** @description true when the role allows: clusters, container registries, git tokens, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log */
                             manage: boolean;
                             /** @description true when the role allows: delete the organization, transfer its ownership */
                             own: boolean;
@@ -12575,6 +12695,576 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listOrganizationGitTokens: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+                name?: string;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["listOrganizationGitTokens.response.200.results"][];
+                        pagination: components["schemas"]["listOrganization.response.200.pagination"];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGitToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "GitHub acme",
+                 *       "description": "Read access to the private repositories of the acme organization",
+                 *       "type": "GITHUB",
+                 *       "token": "your-github-fine-grained-token",
+                 *       "expired_at": "2027-06-30T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @description the git provider: GITHUB, GITLAB, BITBUCKET, or GENERIC (berth: any host that takes the token as an HTTP basic-auth password) */
+                    type: "GITHUB" | "GITLAB" | "BITBUCKET" | "GENERIC";
+                    /** @description the token from your git provider: write-only (sealed, never returned) */
+                    token: string;
+                    /** @description the Bitbucket workspace; required for BITBUCKET */
+                    workspace?: string | null;
+                    /** @description the API URL of a self-hosted provider (e.g. https://gitlab.example.com); stored and returned, berth calls no provider API */
+                    git_api_url?: string | null;
+                    /** @description berth: when the token expires, as the provider told you (recorded and returned; a clone with an expired token fails at the provider) */
+                    expired_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listOrganizationGitTokens.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganizationGitToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                gitTokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listOrganizationGitTokens.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editGitToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                gitTokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "GitHub acme",
+                 *       "type": "GITHUB",
+                 *       "token": "your-rotated-github-token",
+                 *       "expired_at": "2027-12-31T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    /** @description the git provider: GITHUB, GITLAB, BITBUCKET, or GENERIC (berth: any host that takes the token as an HTTP basic-auth password) */
+                    type: "GITHUB" | "GITLAB" | "BITBUCKET" | "GENERIC";
+                    /** @description write-only; omitted: the stored token is kept */
+                    token?: string;
+                    /** @description the Bitbucket workspace; required for BITBUCKET */
+                    workspace?: string | null;
+                    /** @description the API URL of a self-hosted provider (e.g. https://gitlab.example.com); stored and returned, berth calls no provider API */
+                    git_api_url?: string | null;
+                    /** @description berth: when the token expires, as the provider told you (recorded and returned; a clone with an expired token fails at the provider) */
+                    expired_at?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listOrganizationGitTokens.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGitToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                gitTokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGitTokenAssociatedServices: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+                gitTokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** Format: uuid */
+                            project_id: string;
+                            project_name: string;
+                            /** Format: uuid */
+                            environment_id: string;
+                            environment_name: string;
+                            /** Format: uuid */
+                            service_id: string;
+                            service_name: string;
+                            /** @description APPLICATION, CRON or LIFECYCLE (a job), AGENTIC_WORKFLOW (berth) */
+                            service_type: string;
+                        }[];
+                        pagination: components["schemas"]["listOrganization.response.200.pagination"];
+                    };
+                };
             };
             /** @description Bad request: validation error or invalid configuration */
             400: {
@@ -29665,6 +30355,376 @@ export interface operations {
             };
             /** @description Too many requests (rate limit exceeded) */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrganizationGitWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        /** @description a secret exists; deliveries are refused (401) until one does */
+                        secret_set: boolean;
+                        /** @description when the current secret was made */
+                        created_at: string | null;
+                        urls: components["schemas"]["getOrganizationGitWebhook.response.200.urls"];
+                        /** @description GIT_POLL_INTERVAL_SECONDS: how often tracked branches are also checked with git ls-remote (0: never) */
+                        poll_interval_seconds: number;
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    generateOrganizationGitWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        organization_id: string;
+                        /** @description a secret exists; deliveries are refused (401) until one does */
+                        secret_set: boolean;
+                        /** @description when the current secret was made */
+                        created_at: string | null;
+                        urls: components["schemas"]["getOrganizationGitWebhook.response.200.urls"];
+                        /** @description GIT_POLL_INTERVAL_SECONDS: how often tracked branches are also checked with git ls-remote (0: never) */
+                        poll_interval_seconds: number;
+                        /** @description shown once: paste it as the webhook's secret (GitLab: secret token) at the provider */
+                        secret: string;
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrganizationGitWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    receiveGitWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                provider: "github" | "gitlab" | "bitbucket" | "gitea" | "forgejo";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        provider: string;
+                        /** @description the provider's event name (push, Push Hook, repo:push, …) */
+                        event: string;
+                        delivery_id: string | null;
+                        /** @description why the delivery changed nothing (not a push, a replay, no service tracks the branch…); null when it was acted on */
+                        ignored: string | null;
+                        /** @description one per service tracking the pushed branch with auto_deploy */
+                        results: {
+                            /** Format: uuid */
+                            service_id: string;
+                            service_name: string;
+                            /** @description deployed: a deployment of the commit was queued; waiting: for the environment's deployment window; already_seen: this commit was seen before (webhook, poller or replay); recorded: first sight by the poller, no deployment; skipped: see reason */
+                            outcome: "deployed" | "waiting" | "already_seen" | "recorded" | "skipped";
+                            deployment_id: string | null;
+                            reason: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The signature is missing or does not check out (nothing was done) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: number;
+                        error: string;
+                        message: string;
+                        /** @description stable machine-readable error code (snake_case) */
+                        code: string;
+                        request_id: string;
+                        /** @description validation errors: every problem of the request (the first is `message`) */
+                        errors?: {
+                            field: string;
+                            message: string;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -64,6 +64,10 @@ export interface Config {
   readonly logPruneBatch: number;
   /** seconds between two prunes (by one worker process at a time) */
   readonly logPruneIntervalSeconds: number;
+  /** seconds between two `git ls-remote` checks of the branches services with auto_deploy track (one worker process at a time); 0: no polling, webhooks only (decision 0341) */
+  readonly gitPollIntervalSeconds: number;
+  /** how many repositories the poller checks at once */
+  readonly gitPollConcurrency: number;
 }
 
 /** the default of EMBEDDED_DATABASE for a new DATA_DIR: the one the measurements of decision 0703 favour */
@@ -215,5 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     logRetentionLinesPerService: int(env, 'LOG_RETENTION_LINES_PER_SERVICE', 100_000, 0, 1_000_000_000),
     logPruneBatch: int(env, 'LOG_PRUNE_BATCH', 5000, 1, 100_000),
     logPruneIntervalSeconds: int(env, 'LOG_PRUNE_INTERVAL_SECONDS', 60, 1, 86_400),
+    gitPollIntervalSeconds: int(env, 'GIT_POLL_INTERVAL_SECONDS', 60, 0, 86_400),
+    gitPollConcurrency: int(env, 'GIT_POLL_CONCURRENCY', 4, 1, 64),
   });
 }

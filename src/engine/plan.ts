@@ -11,7 +11,10 @@ export interface GitPlan {
   branch: string | null;
   commit: string | null;
   rootPath: string | null;
+  /** the repository's git token, unsealed (reaches git through its environment only) */
   token?: string | null;
+  /** the basic-auth user name sent with the token (its provider's; a user name in the URL wins) */
+  username?: string | null;
 }
 
 export type SourcePlan =

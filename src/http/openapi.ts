@@ -36,6 +36,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Clusters: 'Where environments run, with the capacity one service may request',
   'Container registries': 'Registries containers and jobs pull their images from',
   Containers: 'Services run from an image',
+  'Git tokens': 'Credentials berth clones private repositories with (applications, git jobs, agentic workflows)',
+  'Git webhooks': 'Deploy on push: the payload URL per git provider and the organization\'s signing secret',
   Databases: 'Managed or container databases and their credentials',
   'Deployment rules': 'Defaults and schedules applied to environments of a project',
   Deployments: 'Deployment records, queues, logs and cancellation',

@@ -7,6 +7,7 @@ import { tokenRoutes } from './tokens/tokens.routes.ts';
 import { servicesModuleRoutes } from './services/routes.ts';
 import { clusterRoutes } from './clusters/clusters.routes.ts';
 import { registryRoutes } from './registries/registries.routes.ts';
+import { gitTokenRoutes } from './git-tokens/git-tokens.routes.ts';
 import { projectRoutes } from './projects/projects.routes.ts';
 import { environmentRoutes } from './environments/environments.routes.ts';
 import { deploymentRuleRoutes } from './deployment-rules/deployment-rules.routes.ts';
@@ -22,6 +23,7 @@ import { webhookRoutes } from './webhooks/webhooks.routes.ts';
 import { jobRunRoutes } from './job-runs/job-runs.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { streamRoutes } from './streams/streams.routes.ts';
+import { gitPushRoutes } from './git-push/git-push.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -30,6 +32,7 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   servicesModuleRoutes(app, ctx);
   clusterRoutes(app, ctx);
   registryRoutes(app, ctx);
+  gitTokenRoutes(app, ctx);
   projectRoutes(app, ctx);
   environmentRoutes(app, ctx);
   deploymentRuleRoutes(app, ctx);
@@ -45,4 +48,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   jobRunRoutes(app, ctx);
   auditRoutes(app, ctx);
   streamRoutes(app, ctx);
+  gitPushRoutes(app, ctx);
 }

@@ -1,5 +1,6 @@
 // The worker runner: subscribes each task kind to its handler and installs the recurring
-// tasks; starts the engine observer and the log pruner (each active in one process at a time).
+// tasks; starts the engine observer, the log pruner and the git poller (each active in one
+// process at a time).
 // Runs in roles `all` and `worker`; handlers call the same services the API does.
 import type { AppContext } from '../context.ts';
 import { startDeploymentWorkers } from './deployments.ts';
@@ -11,6 +12,7 @@ import { startWorkflowOutputWorkers } from './workflow-outputs.ts';
 import { startJobRunWorkers } from './job-runs.ts';
 import { startEngineObserver } from './engine-observer.ts';
 import { startLogPruner } from './log-retention.ts';
+import { startGitPoller } from './git-poll.ts';
 
 export interface Workers { stop(): Promise<void> }
 
@@ -27,5 +29,6 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   await startJobRunWorkers(ctx);
   const observer = startEngineObserver(ctx);
   const pruner = startLogPruner(ctx);
-  return { stop: async () => { await observer?.stop(); await pruner?.stop(); } };
+  const gitPoller = startGitPoller(ctx);
+  return { stop: async () => { await observer?.stop(); await pruner?.stop(); await gitPoller.stop(); } };
 }

@@ -26,7 +26,10 @@ export interface AgentRepository {
   dir: string;
   url: string;
   branch: string;
+  /** the git token the host clones with (never put in the run container) */
   token: string | null;
+  /** the basic-auth user name sent with the token when the URL has none */
+  username?: string | null;
 }
 
 export interface AgentRunSpec {

@@ -46,7 +46,7 @@ export async function prepareWorkspace(docker: Docker, containerId: string, spec
       await log(`Cloning ${redactUrls(repo.url)} (branch ${repo.branch}) into /workspace/${repo.dir}`);
       const work = join(root, 'clones', repo.dir);
       await mkdir(work, { recursive: true });
-      const cloned = await cloneRepository({ url: repo.url, branch: repo.branch, commit: null, rootPath: null, token: repo.token },
+      const cloned = await cloneRepository({ url: repo.url, branch: repo.branch, commit: null, rootPath: null, token: repo.token, username: repo.username ?? null },
         { allowLocal: opts.allowLocalGit, workDir: work }, log, signal).catch((err: unknown) => {
         if (err instanceof EngineFailure) throw new EngineFailure('deploy', `Repository ${redactUrls(repo.url)}: ${err.message}`);
         throw err;

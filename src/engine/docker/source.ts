@@ -10,7 +10,13 @@ import { isAbsolute, join, normalize, sep } from 'node:path';
 import { EngineFailure } from '../engine.ts';
 import { runTool } from './process.ts';
 
-export interface GitSource { url: string; branch: string | null; commit: string | null; rootPath: string | null; token?: string | null }
+export interface GitSource {
+  url: string; branch: string | null; commit: string | null; rootPath: string | null;
+  /** sent as the password of HTTP basic auth, to the repository's origin only */
+  token?: string | null;
+  /** the user name sent with the token when the URL has none (default x-access-token) */
+  username?: string | null;
+}
 
 const NETWORK_SCHEMES = ['https', 'http', 'ssh', 'git', 'git+ssh', 'ssh+git'];
 const LOCAL_REFUSED = 'local git repositories (paths and file:// URLs) are not allowed on this server (set ENGINE_ALLOW_LOCAL_GIT=true to allow them)';
@@ -57,7 +63,9 @@ export function redactUrls(line: string): string {
   return line.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, '$1***@');
 }
 
-function gitEnv(source: GitSource, allowLocal: boolean): NodeJS.ProcessEnv {
+/** the environment every git berth runs gets: no prompts, hooks or credential helpers, allowed
+ * transports only, the token (if any) as an Authorization header scoped to the URL's origin */
+export function gitEnv(source: GitSource, allowLocal: boolean): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k.startsWith('GIT_') && k !== 'GIT_SSH_COMMAND' && k !== 'GIT_SSH') continue;
@@ -72,7 +80,7 @@ function gitEnv(source: GitSource, allowLocal: boolean): NodeJS.ProcessEnv {
   ];
   const http = source.token ? httpOrigin(source.url) : null;
   if (http && source.token) {
-    const basic = Buffer.from(`${http.username || 'x-access-token'}:${source.token}`).toString('base64');
+    const basic = Buffer.from(`${http.username || source.username || 'x-access-token'}:${source.token}`).toString('base64');
     config.push([`http.${http.origin}.extraHeader`, `Authorization: Basic ${basic}`]);
   }
   env.GIT_CONFIG_COUNT = String(config.length);
@@ -89,7 +97,7 @@ function gitEnv(source: GitSource, allowLocal: boolean): NodeJS.ProcessEnv {
 }
 
 /** the line that best says why git failed: its last fatal/error line, else its last line */
-function lastErrorLine(tail: string[], fallback: string): string {
+export function lastErrorLine(tail: string[], fallback: string): string {
   const errors = tail.filter((l) => /^(fatal|error):/i.test(l));
   return redactUrls(errors.at(-1) ?? tail.at(-1) ?? fallback);
 }
@@ -175,6 +183,10 @@ export async function cloneRepository(source: GitSource, opts: { allowLocal: boo
   if (resolved.code !== 0 || !/^[0-9a-f]{40,64}$/.test(commit)) {
     throw new EngineFailure('build', `commit ${source.commit ?? target} not found in ${redactUrls(source.url)}`);
   }
+  // who made the commit and why, from the clone (a polled commit's deployment learns it here)
+  const about = await git(['log', '-1', '--format=%an <%ae>%x00%s', '--end-of-options', commit], true);
+  const [author, subject] = about.stdout.trim().split('\0');
+  if (about.code === 0 && author) await log(`Commit ${commit} by ${author}${subject ? `: ${subject}` : ''}`);
   await must(['checkout', '-q', '--detach', commit], 'checkout');
   await log(`Checked out ${commit}`);
   return { dir: repoDir, commit, contextDir: await resolveContextDir(repoDir, source.rootPath) };

@@ -1,5 +1,5 @@
 // Request examples of the organization and its hierarchy: organizations, members, invitations,
-// API tokens, clusters, container registries, projects, environments, deployment rules,
+// API tokens, clusters, container registries, git tokens, projects, environments, deployment rules,
 // annotations and labels groups. Keyed by operationId; /openapi.json shows them and the tests
 // in test/foundation, test/hierarchy and test/services send them (docs/decisions/0407).
 import { EXAMPLE_IDS, frozen } from './common.ts';
@@ -61,6 +61,20 @@ export const hierarchyExamples = frozen({
     name: 'Docker Hub',
     kind: 'DOCKER_HUB',
     config: { password: 'rotated-docker-hub-access-token' },
+  },
+
+  createGitToken: {
+    name: 'GitHub acme',
+    description: 'Read access to the private repositories of the acme organization',
+    type: 'GITHUB',
+    token: 'your-github-fine-grained-token',
+    expired_at: '2027-06-30T00:00:00Z',
+  },
+  editGitToken: {
+    name: 'GitHub acme',
+    type: 'GITHUB',
+    token: 'your-rotated-github-token',
+    expired_at: '2027-12-31T00:00:00Z',
   },
 
   createProject: { name: 'Shop', description: 'The storefront, its API and their databases' },

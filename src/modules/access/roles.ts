@@ -1,6 +1,6 @@
 // Roles and what they allow: pure rules, no I/O. One role per member or token:
 // VIEWER reads; DEVOPS also creates, edits and deploys services, variables and workflows;
-// ADMIN also manages clusters, registries, projects, environments, webhooks, providers,
+// ADMIN also manages clusters, registries, git tokens, projects, environments, webhooks, providers,
 // connectors, members and tokens; OWNER also deletes or transfers the organization.
 
 export const ROLES = ['VIEWER', 'DEVOPS', 'ADMIN', 'OWNER'] as const;
@@ -54,6 +54,6 @@ export function resolveRole(input: { role?: string | null; role_id?: string | nu
 export const ACTION_SCOPES: Readonly<Record<Action, string>> = {
   read: 'read the organization and everything in it (no secret values)',
   write: 'create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations',
-  manage: 'clusters, container registries, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log',
+  manage: 'clusters, container registries, git tokens, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log',
   own: 'delete the organization, transfer its ownership',
 };

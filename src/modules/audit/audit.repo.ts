@@ -57,7 +57,8 @@ export async function resolveLookup(db: Queryable, kind: LookupKind, id: string)
 
 export interface NewEvent extends Omit<TargetFacts, 'target_type'> {
   event_type: string; target_type: string; sub_target_type: string | null; change: string; origin: string; triggered_by: string;
-  principal_kind: 'token' | 'user'; principal_id: string; user_agent: string | null; request_id: string;
+  /** 'git': a deployment a push queued (principal_id: the organization; migration 0025) */
+  principal_kind: 'token' | 'user' | 'git'; principal_id: string; user_agent: string | null; request_id: string;
 }
 
 const EVENT_COLUMNS = `organization_id, event_type, target_type, target_id, target_name, sub_target_type, change, origin,

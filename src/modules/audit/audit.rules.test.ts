@@ -28,6 +28,7 @@ test('sub-targets stay on their parent', () => {
   assert.deepEqual(brief('POST', '/project/:projectId/secret/:secretId/alias'), ['CREATE', 'PROJECT', 'SECRET', '{"param":"projectId"}']);
   assert.deepEqual(brief('PUT', '/organization/:organizationId/cluster/:clusterId/advancedSettings'), ['UPDATE', 'CLUSTER', 'ADVANCED_SETTINGS', '{"param":"clusterId"}']);
   assert.deepEqual(brief('POST', '/organization/:organizationId/apiToken'), ['CREATE', 'ORGANIZATION', 'API_TOKEN', '{"param":"organizationId"}']);
+  assert.deepEqual(brief('DELETE', '/organization/:organizationId/gitToken/:gitTokenId'), ['DELETE', 'ORGANIZATION', 'GIT_TOKEN', '{"param":"organizationId"}']);
   assert.deepEqual(brief('POST', '/organization/:organizationId/inviteMember/:inviteId'), ['ACCEPT', 'MEMBERS_AND_ROLES', 'INVITATION', '{"param":"organizationId"}']);
   assert.deepEqual(brief('PUT', '/project/:projectId/deploymentRule/order'), ['UPDATE', 'PROJECT', 'DEPLOYMENT_RULE', '{"param":"projectId"}']);
 });

@@ -28,7 +28,8 @@ const KINDS: Record<string, TargetType> = {
 const SUBS: Record<string, string> = {
   environmentVariable: 'VARIABLE', secret: 'SECRET', deploymentRule: 'DEPLOYMENT_RULE', advancedSettings: 'ADVANCED_SETTINGS',
   apiToken: 'API_TOKEN', member: 'MEMBER_ROLE', inviteMember: 'INVITATION', annotationsGroup: 'ANNOTATIONS_GROUP',
-  labelsGroup: 'LABELS_GROUP', transferOwnership: 'TRANSFER_OWNERSHIP', llmProvider: 'CONFIG', mcpServer: 'MCP_SERVER',
+  labelsGroup: 'LABELS_GROUP', transferOwnership: 'TRANSFER_OWNERSHIP', llmProvider: 'CONFIG', mcpServer: 'MCP_SERVER', gitToken: 'GIT_TOKEN',
+  gitWebhook: 'GIT_WEBHOOK',
 };
 
 const LOOKUPS: Record<string, LookupKind> = { variable: 'variable', llmProvider: 'llmProvider', mcpServer: 'mcpServer', deployment: 'deployment', deploymentQueue: 'deployment' };

@@ -29,6 +29,8 @@ export interface RequestInput {
   origin?: string;
   triggeredBy?: string | null;
   metadata?: Record<string, unknown>;
+  /** lines the deployment's log starts with (kind BUILD), e.g. the commit a push deploys */
+  log?: string[];
 }
 
 export interface EnvironmentActionResult {
@@ -85,6 +87,7 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
       origin: input.origin ?? 'API', triggeredBy: input.triggeredBy ?? null, metadata: input.metadata ?? {},
       previousState: STABLE_STATES.has(svc.state) ? svc.state : null,
     });
+    for (const line of input.log ?? []) await repo.insertLog(tx, id, svc.id, 'BUILD', line);
     if (othersPending === 0) await repo.setServiceState(tx, svc.id, QUEUED_STATE[input.action]);
     // only the head of the environment's queue gets a task now; the others are woken in turn
     // by the settling of the one before (both hold the environment lock: no lost wake-up)

@@ -1,12 +1,13 @@
 // The runtime plan of a service (src/engine/plan.ts), read from the database for a real engine:
 // its typed spec, its effective variables with secrets opened (only for the container's
-// environment; never logged or returned), its registry's credentials, a database's master
-// credentials, and the DNS names other services use for it.
+// environment; never logged or returned), its registry's credentials, its repository's git token
+// (for the clone only), a database's master credentials, and the DNS names other services use for it.
 import type { AppContext } from '../../context.ts';
 import { imageReference, registryAuthFor } from '../../engine/docker/images.ts';
 import type { JobPlan, PortPlan, ProbePlan, RuntimePlan, SourcePlan } from '../../engine/plan.ts';
 import type { Queryable } from '../../db/db.ts';
 import { notFound } from '../../lib/errors.ts';
+import { gitPlanOf } from '../git-tokens/git-credentials.ts';
 import { registryCredentials } from '../registries/registries.service.ts';
 import type { Healthchecks, Probe, Registry } from '../services/common.schemas.ts';
 import { defaultPort } from '../services/databases/database.rules.ts';
@@ -70,7 +71,7 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
       const source: SourcePlan = loaded.type === 'APPLICATION'
         ? {
           kind: 'git', dockerfilePath: loaded.spec.dockerfile_path, dockerfileRaw: null, target: loaded.spec.docker_target_build_stage,
-          git: { url: loaded.spec.git_repository.url, branch: loaded.spec.git_repository.branch, commit: null, rootPath: loaded.spec.git_repository.root_path },
+          git: await gitPlanOf(ctx.db, ctx.sealer, loaded.organizationId, loaded.spec.git_repository),
         }
         : await imageSource(ctx, loaded.organizationId, loaded.registry, loaded.spec.image_name, loaded.spec.tag);
       return {
@@ -99,9 +100,7 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
         : {
           kind: 'git', dockerfilePath: s.source.docker.dockerfile_path, dockerfileRaw: s.source.docker.dockerfile_raw,
           target: s.source.docker.docker_target_build_stage,
-          git: s.source.docker.git_repository
-            ? { url: s.source.docker.git_repository.url, branch: s.source.docker.git_repository.branch, commit: null, rootPath: s.source.docker.git_repository.root_path }
-            : null,
+          git: s.source.docker.git_repository ? await gitPlanOf(ctx.db, ctx.sealer, loaded.organizationId, s.source.docker.git_repository) : null,
         };
       const schedule = s.schedule;
       const job: JobPlan = 'cronjob' in schedule

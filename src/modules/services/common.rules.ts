@@ -30,7 +30,7 @@ export function normalizeGitRepository(req: GitRepositoryRequest, field = 'git_r
     url: req.url,
     branch: req.branch ?? 'main',
     root_path: rootPath,
-    git_token_id: req.git_token_id ?? null,
+    git_token_id: req.git_token_id?.toLowerCase() ?? null,
     provider: req.provider ?? PROVIDER_HOSTS[hostname.toLowerCase()] ?? null,
   };
 }

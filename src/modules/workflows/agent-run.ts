@@ -1,15 +1,17 @@
 // What a run of a workflow hands the engine (AgentRunSpec), read from the database when its
 // deployment reaches the APPLY step: the model and its credential (the workflow's own api_key or
 // its LLM provider's, opened here and only here), model.settings, the raw MCP servers and the
-// attached connectors (header values as environment references), the repositories, the context
+// attached connectors (header values as environment references), the repositories (a private
+// one's git token unsealed for the clone on the host, and redacted from the run's log), the context
 // services (their copies in CLONE_ENVIRONMENT mode), the prompt, a connection to berth's own MCP
 // server with a credential minted for the run (governance.platform_access, decision 0197); and
 // the run's outcome recorded.
 import type { Queryable } from '../../db/db.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import type { AgentContextService, AgentModel, AgentRunOutcome, AgentRunSpec, McpServerEntry } from '../../engine/agent/spec.ts';
+import type { AgentContextService, AgentModel, AgentRepository, AgentRunOutcome, AgentRunSpec, McpServerEntry } from '../../engine/agent/spec.ts';
 import { repositoryDirs } from '../../engine/agent/workspace.ts';
 import { publicLinks } from '../../engine/links.ts';
+import { gitCredential } from '../git-tokens/git-credentials.ts';
 import * as mcpRepo from '../mcp-servers/mcp-servers.repo.ts';
 import * as providersRepo from '../llm-providers/llm-providers.repo.ts';
 import { composePrompt } from './agent-prompt.ts';
@@ -130,7 +132,14 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
   }
 
   const dirs = repositoryDirs(spec.project_repositories.map((r) => r.url));
-  const repositories = spec.project_repositories.map((r, i) => ({ dir: dirs[i]!, url: r.url, branch: r.branch, token: null }));
+  const repositories: AgentRepository[] = [];
+  for (const [i, r] of spec.project_repositories.entries()) {
+    // a private repository's token: for the clone on the host only, never in the run container
+    const credential = r.git_token_id ? await gitCredential(db, sealer, row.organization_id, r.git_token_id).catch((err: Error) => err) : null;
+    if (credential instanceof Error) return problem(`project_repositories[${i}].git_token_id: ${credential.message}`);
+    if (credential) secrets.push(credential.token);
+    repositories.push({ dir: dirs[i]!, url: r.url, branch: r.branch, token: credential?.token ?? null, username: credential?.username ?? null });
+  }
   const services = await contextServices(deps, spec.context_service_ids, row.environment_id);
   const envRow = (await serviceFacts(db, 'id = $1', [serviceId]))[0]!;
   const notes: string[] = [];

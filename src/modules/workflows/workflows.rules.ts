@@ -60,7 +60,7 @@ export function mergeSpec(base: WorkflowSpec, body: AgenticWorkflowRequest): Wor
   }
   if (body.model) s.model = { type: body.model.type, settings: body.model.settings ?? base.model.settings };
   if (body.project_repositories !== undefined) {
-    s.project_repositories = body.project_repositories.map((r) => ({ url: r.url, branch: r.branch, git_token_id: r.git_token_id ?? null }));
+    s.project_repositories = body.project_repositories.map((r) => ({ url: r.url, branch: r.branch, git_token_id: r.git_token_id?.toLowerCase() ?? null }));
   }
   if (body.agent_prompt !== undefined) s.agent_prompt = body.agent_prompt;
   if (body.governance) {

@@ -1,7 +1,7 @@
 // Agentic workflows: services of type AGENTIC_WORKFLOW in an environment. Creation applies the
 // seed's defaults, edits keep omitted members; every save re-validates the whole configuration
 // (CIDRs, the mcp shape, model.settings, schedule, model credential, attached connectors, context
-// services) before anything is stored, and recomputes next_run_at. The model api_key and the
+// services, the repositories' git tokens) before anything is stored, and recomputes next_run_at. The model api_key and the
 // webhook secret are sealed in services.secrets.
 import type { Db, Queryable } from '../../db/db.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
@@ -11,6 +11,7 @@ import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts'
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
+import { requireGitTokens } from '../git-tokens/git-credentials.ts';
 import type { LlmProvidersService } from '../llm-providers/llm-providers.service.ts';
 import type { McpServersService } from '../mcp-servers/mcp-servers.service.ts';
 import * as repo from './workflows.repo.ts';
@@ -101,6 +102,11 @@ export function createWorkflowsService(deps: {
     }
   }
 
+  /** every repository's git_token_id names a git token of the organization (400 naming the entry) */
+  function checkGitTokens(orgId: string, spec: WorkflowSpec): Promise<void> {
+    return requireGitTokens(db, orgId, spec.project_repositories.map((r, i) => ({ id: r.git_token_id, field: `project_repositories[${i}].git_token_id` })));
+  }
+
   async function checkMcp(p: Principal, orgId: string, refs: McpRef[]): Promise<void> {
     const found = await mcpServers.findMany(db, refs.map((r) => r.id));
     checkConnectors(refs, found.map((f) => ({ id: f.id, name: f.name, organizationId: f.organization_id, scope: f.scope, ownerUserId: f.owner_user_id })),
@@ -124,6 +130,7 @@ export function createWorkflowsService(deps: {
       const refs = requestedMcpServers(body) ?? [];
       await checkMcp(p, env.organizationId, refs);
       await checkContext(environmentId, spec.context_service_ids, null);
+      await checkGitTokens(env.organizationId, spec);
       const name = body.name.trim();
       const secrets: repo.WorkflowSecrets = { webhook_secret: sealer.seal(randomSecret(24)) };
       if (model.apiKey) secrets.api_key = model.apiKey;
@@ -149,6 +156,7 @@ export function createWorkflowsService(deps: {
       // a personal connector stays attached on a save only when its owner saves
       await checkMcp(p, svc.organizationId, refs);
       await checkContext(svc.environmentId, spec.context_service_ids, id);
+      await checkGitTokens(svc.organizationId, spec);
       const sameTiming = spec.enabled === base.enabled && JSON.stringify(spec.schedule) === JSON.stringify(base.schedule);
       const next = sameTiming && before.next_run_at ? before.next_run_at : nextRunAt(spec, now);
       const secrets: repo.WorkflowSecrets = { ...before.secrets };

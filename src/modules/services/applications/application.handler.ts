@@ -1,7 +1,9 @@
 // Applications: the spec stored in services.spec is the runtime members (runtime.rules.ts) plus
 // git_repository {url, branch, root_path, git_token_id, provider}, build_mode, dockerfile_path and
-// docker_target_build_stage. No secrets. Defaults: build_mode DOCKER, dockerfile_path "Dockerfile",
-// auto_deploy true (a git source), auto_preview from the environment.
+// docker_target_build_stage. No secrets: git_token_id names a git token of the organization (400
+// otherwise). Defaults: build_mode DOCKER, dockerfile_path "Dockerfile", auto_deploy true (a git
+// source), auto_preview from the environment.
+import { requireGitTokens } from '../../git-tokens/git-credentials.ts';
 import type { ServiceRow } from '../services.repo.ts';
 import { presentBase, type ServiceTypeHandler } from '../services.service.ts';
 import { normalizeGitRepository, presentGitRepository, type StoredGitRepository } from '../common.rules.ts';
@@ -37,16 +39,18 @@ export function hydrateApplicationSpec(stored: Record<string, unknown>): Applica
 export const applicationHandler: ServiceTypeHandler<ApplicationRequest, ApplicationEditRequest, Application> = {
   type: 'APPLICATION',
   label: 'Application',
-  async build(body, { env }) {
+  async build(body, { env, db }) {
     const runtime = mergeRuntime(runtimeDefaults('APPLICATION', env.autoPreview, true), body, env.capacity);
     const initial = { git_repository: normalizeGitRepository(body.git_repository), build_mode: 'DOCKER' as const, dockerfile_path: 'Dockerfile', docker_target_build_stage: null };
     const spec: ApplicationSpec = { ...runtime, ...buildMembers(initial, body) };
+    await requireGitTokens(db, env.organizationId, [{ id: spec.git_repository.git_token_id, field: 'git_repository.git_token_id' }]);
     return { spec };
   },
-  async rebuild(row, body, { env }) {
+  async rebuild(row, body, { env, db }) {
     const current = hydrateApplicationSpec(row.spec);
     const runtime = mergeRuntime(pickRuntime(current as unknown as Record<string, unknown>), body, env.capacity);
     const spec: ApplicationSpec = { ...runtime, ...buildMembers(current, body) };
+    if (body.git_repository) await requireGitTokens(db, env.organizationId, [{ id: spec.git_repository.git_token_id, field: 'git_repository.git_token_id' }]);
     return { spec };
   },
   registryIds: () => [],

@@ -8,6 +8,7 @@ import { expandGroups } from '../groups/groups.service.ts';
 import { checkCapacity, definedMembers, iconFor, normalizeHealthchecks, presentGitRepository } from '../common.rules.ts';
 import type { Healthchecks } from '../common.schemas.ts';
 import { missingRegistry, requireRegistry } from '../containers/container.handler.ts';
+import { requireGitTokens } from '../../git-tokens/git-credentials.ts';
 import type { ServiceRow } from '../services.repo.ts';
 import { presentBase, storedAdvancedSettings, type HandlerContext, type ServiceTypeHandler } from '../services.service.ts';
 import { advancedToBuildSettings, buildSettingsToAdvanced, jobType, normalizeSchedule, normalizeSource, type StoredSchedule, type StoredSource } from './job.rules.ts';
@@ -31,6 +32,7 @@ async function merge(current: JobSpec, advanced: Record<string, unknown>, body: 
   if (body.source) {
     next.source = normalizeSource(body.source);
     if ('image' in next.source) await requireRegistry(db, env.organizationId, next.source.image.registry_id, 'source.image.registry_id');
+    else await requireGitTokens(db, env.organizationId, [{ id: next.source.docker.git_repository?.git_token_id, field: 'source.docker.git_repository.git_token_id' }]);
   }
   if (body.schedule) next.schedule = normalizeSchedule(body.schedule);
   next.healthchecks = normalizeHealthchecks(next.healthchecks, next.port);
