@@ -27,6 +27,7 @@ import { createServiceGroupsService, type ServiceGroupsService } from './modules
 import { createJobRunsService, type JobRunsService } from './modules/job-runs/job-runs.service.ts';
 import { createAuditService, type AuditService } from './modules/audit/audit.service.ts';
 import { createGitPushService, type GitPushService } from './modules/git-push/git-push.service.ts';
+import { createPreviewsService, type PreviewsService } from './modules/previews/previews.service.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -54,6 +55,7 @@ export interface Services {
   jobRuns: JobRunsService;
   audit: AuditService;
   gitPush: GitPushService;
+  previews: PreviewsService;
 }
 
 export function createServices(parts: ContextParts): Services {
@@ -85,7 +87,8 @@ export function createServices(parts: ContextParts): Services {
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
   const audit = createAuditService({ db, organizations });
-  const gitPush = createGitPushService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments });
-  all = { audit, gitPush, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules };
+  const previews = createPreviewsService({ db, scope, environments, deployments, appContext, config });
+  const gitPush = createGitPushService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
+  all = { audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules };
   return all;
 }

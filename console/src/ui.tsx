@@ -41,7 +41,7 @@ export function Loading() {
 const STATE_TONE: Record<string, string> = {
   RUNNING: 'ok', DEPLOYED: 'ok', DONE: 'ok', SUCCESS: 'ok', SUCCEEDED: 'ok', UP_TO_DATE: 'ok', DELIVERED: 'ok', ENABLED: 'ok',
   ERROR: 'bad', FAILED: 'bad', BUILD_ERROR: 'bad', DEPLOYMENT_ERROR: 'bad', TIMED_OUT: 'bad', CANCELED: 'muted', CANCELLED: 'muted', DISABLED: 'muted',
-  STOPPED: 'muted', READY: 'muted', NEVER_DEPLOYED: 'muted',
+  STOPPED: 'muted', READY: 'muted', NEVER_DEPLOYED: 'muted', OPEN: 'ok', CLOSED: 'muted', REFUSED: 'bad',
 };
 
 export function Status({ value }: { value: string | null | undefined }) {

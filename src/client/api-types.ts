@@ -3234,6 +3234,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environment/{environmentId}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's preview environments: one per pull request against a branch its services with auto_preview track (open ones first, then the most recently changed; 20 a page by default), with the copy's id, state and why */
+        get: operations["listEnvironmentPreviews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gitWebhook/{organizationId}/{provider}": {
         parameters: {
             query?: never;
@@ -30644,6 +30661,119 @@ export interface operations {
             };
         };
     };
+    listEnvironmentPreviews: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                environmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            updated_at?: string | null;
+                            /** @description the environment the preview is a copy of */
+                            environment: {
+                                /** Format: uuid */
+                                id: string;
+                            };
+                            /** @description GITHUB, GITLAB, BITBUCKET or GITEA */
+                            provider: string;
+                            /** @description the repository the pull request is in (as the provider gave it) */
+                            repository_url: string;
+                            /** @description the pull (merge) request's number at the provider */
+                            pull_request_number: number;
+                            title: string;
+                            author: string | null;
+                            /** @description the branch the pull request goes into: the one the previewed services track */
+                            base_branch: string;
+                            /** @description the pull request's branch: what the previewed services build in the copy */
+                            head_branch: string;
+                            /** @description the newest commit of the pull request berth has seen (deployed in the copy when OPEN) */
+                            head_commit: string;
+                            /** @description the copy (an environment of mode PREVIEW); null when none exists */
+                            preview_environment_id: string | null;
+                            preview_environment_name: string | null;
+                            /** @description OPEN: the copy exists (deployed or deploying); REFUSED: the environment had as many open previews as allowed (PREVIEW_MAX_PER_ENVIRONMENT); FAILED: the copy could not be made; CLOSED: the copy was deleted (the pull request closed, the copy expired or was deleted). `message` says why */
+                            state: "OPEN" | "REFUSED" | "FAILED" | "CLOSED";
+                            message: string | null;
+                        }[];
+                        pagination: components["schemas"]["listOrganization.response.200.pagination"];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     receiveGitWebhook: {
         parameters: {
             query?: never;
@@ -30678,6 +30808,17 @@ export interface operations {
                             outcome: "deployed" | "waiting" | "already_seen" | "recorded" | "skipped";
                             deployment_id: string | null;
                             reason: string | null;
+                        }[];
+                        /** @description a pull request event: one per environment that previews it (auto_preview) */
+                        previews: {
+                            /** Format: uuid */
+                            environment_id: string;
+                            /** @description created: a preview environment was made and deployed; redeployed: its services at the new commit; unchanged: that commit already; refused: the cap (PREVIEW_MAX_PER_ENVIRONMENT) is reached; failed: see message; closed: the preview environment is being deleted; ignored: see message */
+                            outcome: "created" | "redeployed" | "unchanged" | "refused" | "failed" | "closed" | "ignored";
+                            preview_id: string | null;
+                            preview_environment_id: string | null;
+                            deployment_ids: string[];
+                            message: string | null;
                         }[];
                     };
                 };

@@ -68,6 +68,10 @@ export interface Config {
   readonly gitPollIntervalSeconds: number;
   /** how many repositories the poller checks at once */
   readonly gitPollConcurrency: number;
+  /** open preview environments (pull requests) one environment may have at once; the next is refused (decision 0342) */
+  readonly previewMaxPerEnvironment: number;
+  /** a preview environment no pull-request event touched for this many hours is deleted (a missed close) */
+  readonly previewTtlHours: number;
 }
 
 /** the default of EMBEDDED_DATABASE for a new DATA_DIR: the one the measurements of decision 0703 favour */
@@ -221,5 +225,7 @@ export function loadConfig(env: Env = process.env): Config {
     logPruneIntervalSeconds: int(env, 'LOG_PRUNE_INTERVAL_SECONDS', 60, 1, 86_400),
     gitPollIntervalSeconds: int(env, 'GIT_POLL_INTERVAL_SECONDS', 60, 0, 86_400),
     gitPollConcurrency: int(env, 'GIT_POLL_CONCURRENCY', 4, 1, 64),
+    previewMaxPerEnvironment: int(env, 'PREVIEW_MAX_PER_ENVIRONMENT', 5, 0, 100),
+    previewTtlHours: int(env, 'PREVIEW_TTL_HOURS', 168, 1, 8760),
   });
 }

@@ -24,6 +24,7 @@ import { jobRunRoutes } from './job-runs/job-runs.routes.ts';
 import { auditRoutes } from './audit/audit.routes.ts';
 import { streamRoutes } from './streams/streams.routes.ts';
 import { gitPushRoutes } from './git-push/git-push.routes.ts';
+import { previewRoutes } from './previews/previews.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -49,4 +50,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   auditRoutes(app, ctx);
   streamRoutes(app, ctx);
   gitPushRoutes(app, ctx);
+  previewRoutes(app, ctx);
 }

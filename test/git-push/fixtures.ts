@@ -134,7 +134,9 @@ export function signed(provider: GitWebhookProvider, d: Delivery, secret: string
 }
 
 /** non-push events: GitHub ping and pull_request, GitLab Merge Request Hook, Bitbucket pullrequest:created */
-export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 'bitbucket-pr', web: string, commit: string): Delivery {
+export interface PullRequestOptions { action?: string; number?: number; merged?: boolean; head?: string; base?: string }
+
+export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 'bitbucket-pr', web: string, commit: string, pr: PullRequestOptions = {}): Delivery {
   const r = parts(web);
   const json = { 'content-type': 'application/json' };
   const repository = { name: r.name, full_name: r.fullName, html_url: web, clone_url: r.clone, ssh_url: r.ssh };
@@ -145,8 +147,11 @@ export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 
       return {
         headers: { ...json, 'x-github-event': 'pull_request', 'x-github-delivery': randomUUID() },
         body: JSON.stringify({
-          action: 'opened', number: 42, repository, sender: { login: 'octocat' },
-          pull_request: { number: 42, state: 'open', merged: false, head: { ref: 'feature/login', sha: commit }, base: { ref: 'main', sha: 'a'.repeat(40) } },
+          action: pr.action ?? 'opened', number: pr.number ?? 42, repository, sender: { login: 'octocat' },
+          pull_request: {
+            number: pr.number ?? 42, title: 'Add a login page', state: pr.action === 'closed' ? 'closed' : 'open', merged: pr.merged ?? false,
+            head: { ref: pr.head ?? 'feature/login', sha: commit }, base: { ref: pr.base ?? 'main', sha: 'a'.repeat(40) },
+          },
         }),
       };
     case 'gitlab-mr':
@@ -155,7 +160,7 @@ export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 
         body: JSON.stringify({
           object_kind: 'merge_request', event_type: 'merge_request', user: { username: 'jsmith', name: 'John Smith' },
           project: { web_url: web, git_http_url: r.clone, git_ssh_url: r.ssh },
-          object_attributes: { iid: 7, action: 'open', state: 'opened', source_branch: 'feature/login', target_branch: 'main', last_commit: { id: commit, message: 'Login' } },
+          object_attributes: { iid: pr.number ?? 7, title: 'Add a login page', action: pr.action ?? 'open', state: 'opened', source_branch: pr.head ?? 'feature/login', target_branch: pr.base ?? 'main', last_commit: { id: commit, message: 'Login' } },
         }),
       };
     case 'bitbucket-pr':
@@ -163,7 +168,7 @@ export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 
         headers: { ...json, 'x-event-key': 'pullrequest:created', 'x-request-uuid': randomUUID() },
         body: JSON.stringify({
           actor: { display_name: 'Jane Doe', nickname: 'jdoe' }, repository: { full_name: r.fullName, links: { html: { href: web } } },
-          pullrequest: { id: 3, state: 'OPEN', source: { branch: { name: 'feature/login' }, commit: { hash: commit.slice(0, 12) } }, destination: { branch: { name: 'main' } } },
+          pullrequest: { id: pr.number ?? 3, title: 'Add a login page', state: 'OPEN', source: { branch: { name: pr.head ?? 'feature/login' }, commit: { hash: commit.slice(0, 12) } }, destination: { branch: { name: pr.base ?? 'main' } } },
         }),
       };
   }

@@ -1,5 +1,6 @@
 // An environment: its services page by page (50 at a time, so a thousand stay light) with their
-// live status and default public URL, the forms that create each service type, environment-wide actions and variables.
+// live status and default public URL, the forms that create each service type, environment-wide actions, its
+// preview environments (or, on a preview, what it previews) and variables.
 import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -14,6 +15,7 @@ import { Variables } from '../Variables.tsx';
 import { useOrganization } from './Organization.tsx';
 import { useProject } from './Project.tsx';
 import { NewService } from './NewService.tsx';
+import { PreviewOf, Previews } from './Previews.tsx';
 
 const PAGE_SIZE = 50;
 
@@ -105,6 +107,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
         )}
       </div>
       <ErrorNote error={env.error} />
+      {env.data && <PreviewOf env={env.data} />}
       <section aria-label="Services">
         <div className="row spread">
           <h2>Services</h2>
@@ -146,6 +149,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
         )}
         {pg && <Pager page={pg.page} totalPages={pg.total_pages} total={pg.total_count} onPage={setPage} />}
       </section>
+      {env.data && env.data.mode !== 'PREVIEW' && <Previews envId={p.envId} />}
       {/* after the services: the list is what the page is for, so it is fetched first */}
       {services.data && <Variables scope="environment" parentId={p.envId} canWrite={caps.canWrite} />}
     </Frame>

@@ -64,10 +64,10 @@ test('pull and merge requests are normalized for preview environments', () => {
   const gh = parse('github', otherDelivery('github-pr', WEB, COMMIT)).events[0]!;
   assert.equal(gh.kind, 'pull_request');
   assert.deepEqual([gh.branch, gh.commit, gh.pusher], ['feature/login', COMMIT, 'octocat']);
-  assert.deepEqual(gh.pullRequest, { number: 42, action: 'opened', targetBranch: 'main' });
+  assert.deepEqual(gh.pullRequest, { number: 42, action: 'opened', targetBranch: 'main', title: 'Add a login page' });
   const gl = parse('gitlab', otherDelivery('gitlab-mr', WEB, COMMIT)).events[0]!;
   assert.deepEqual([gl.kind, gl.branch, gl.commit], ['pull_request', 'feature/login', COMMIT]);
-  assert.deepEqual(gl.pullRequest, { number: 7, action: 'opened', targetBranch: 'main' });
+  assert.deepEqual(gl.pullRequest, { number: 7, action: 'opened', targetBranch: 'main', title: 'Add a login page' });
   const bb = parse('bitbucket', otherDelivery('bitbucket-pr', WEB, COMMIT)).events[0]!;
   assert.deepEqual([bb.kind, bb.branch, bb.pullRequest?.action, bb.pullRequest?.targetBranch], ['pull_request', 'feature/login', 'opened', 'main']);
 });

@@ -11,7 +11,7 @@ import { header, type GitWebhookProvider, type Headers } from './signatures.ts';
 export type GitEventKind = 'push' | 'tag_push' | 'pull_request' | 'ping' | 'other';
 export type PullRequestAction = 'opened' | 'updated' | 'closed' | 'merged' | 'reopened' | 'other';
 
-export interface PullRequestFacts { number: number | null; action: PullRequestAction; targetBranch: string | null }
+export interface PullRequestFacts { number: number | null; action: PullRequestAction; targetBranch: string | null; title: string | null }
 
 export interface GitEvent {
   kind: GitEventKind;
@@ -94,7 +94,7 @@ function githubLike(name: string, p: J, pusher: string | null): GitEvent {
     const pr = p.pull_request ?? {};
     return event(name, 'pull_request', {
       repositoryUrls, branch: s(pr.head?.ref), commit: s(pr.head?.sha), pusher: s(p.sender?.login),
-      pullRequest: { number: typeof p.number === 'number' ? p.number : null, action: prAction(s(p.action), pr.merged === true), targetBranch: s(pr.base?.ref) },
+      pullRequest: { number: typeof p.number === 'number' ? p.number : null, action: prAction(s(p.action), pr.merged === true), targetBranch: s(pr.base?.ref), title: s(pr.title) },
     });
   }
   return event(name, name === 'ping' ? 'ping' : 'other', { repositoryUrls });
@@ -119,7 +119,7 @@ function gitlab(name: string, p: J): GitEvent {
     const mr = p.object_attributes ?? {};
     return event(name, 'pull_request', {
       repositoryUrls, branch: s(mr.source_branch), commit: s(mr.last_commit?.id), pusher: s(p.user?.username),
-      pullRequest: { number: typeof mr.iid === 'number' ? mr.iid : null, action: prAction(s(mr.action), mr.state === 'merged'), targetBranch: s(mr.target_branch) },
+      pullRequest: { number: typeof mr.iid === 'number' ? mr.iid : null, action: prAction(s(mr.action), mr.state === 'merged'), targetBranch: s(mr.target_branch), title: s(mr.title) },
     });
   }
   return event(name, 'other', { repositoryUrls });
@@ -148,7 +148,7 @@ function bitbucket(name: string, p: J): GitEvent[] {
     const pr = p.pullrequest ?? {};
     return [event(name, 'pull_request', {
       repositoryUrls, branch: s(pr.source?.branch?.name), commit: s(pr.source?.commit?.hash), pusher: actor,
-      pullRequest: { number: typeof pr.id === 'number' ? pr.id : null, action: prAction(name.slice('pullrequest:'.length), false), targetBranch: s(pr.destination?.branch?.name) },
+      pullRequest: { number: typeof pr.id === 'number' ? pr.id : null, action: prAction(name.slice('pullrequest:'.length), false), targetBranch: s(pr.destination?.branch?.name), title: s(pr.title) },
     })];
   }
   return [event(name, 'other', { repositoryUrls })];

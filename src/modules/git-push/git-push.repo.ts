@@ -31,6 +31,11 @@ export async function recordDelivery(tx: Queryable, organizationId: string, prov
   return rows.length > 0;
 }
 
+/** undoes recordDelivery when what the delivery asked for failed, so the provider's retry is not taken for a replay */
+export async function forgetDelivery(db: Queryable, organizationId: string, provider: string, deliveryId: string): Promise<void> {
+  await db.query('delete from git_push_deliveries where organization_id = $1 and provider = $2 and delivery_id = $3', [organizationId, provider, deliveryId]);
+}
+
 export async function pruneDeliveries(db: Queryable, olderThanDays: number): Promise<number> {
   return (await db.query(
     `delete from git_push_deliveries where received_at < now() - make_interval(days => $1::int) returning delivery_id`, [olderThanDays])).length;

@@ -36,6 +36,17 @@ const Outcome = Type.Object({
   reason: NullableString,
 });
 
+const PreviewOutcome = Type.Object({
+  environment_id: Uuid,
+  outcome: Type.Union([Type.Literal('created'), Type.Literal('redeployed'), Type.Literal('unchanged'), Type.Literal('refused'), Type.Literal('failed'), Type.Literal('closed'), Type.Literal('ignored')], {
+    description: 'created: a preview environment was made and deployed; redeployed: its services at the new commit; unchanged: that commit already; refused: the cap (PREVIEW_MAX_PER_ENVIRONMENT) is reached; failed: see message; closed: the preview environment is being deleted; ignored: see message',
+  }),
+  preview_id: Type.Union([Uuid, Type.Null()]),
+  preview_environment_id: Type.Union([Uuid, Type.Null()]),
+  deployment_ids: Type.Array(Uuid),
+  message: NullableString,
+});
+
 export const GitWebhookReceipt = Type.Object({
   provider: Type.String(),
   event: Type.String({ description: "the provider's event name (push, Push Hook, repo:push, …)" }),
@@ -43,5 +54,6 @@ export const GitWebhookReceipt = Type.Object({
   /** why nothing was done, when nothing was */
   ignored: Type.Union([Type.String(), Type.Null()], { description: 'why the delivery changed nothing (not a push, a replay, no service tracks the branch…); null when it was acted on' }),
   results: Type.Array(Outcome, { description: 'one per service tracking the pushed branch with auto_deploy' }),
+  previews: Type.Array(PreviewOutcome, { description: 'a pull request event: one per environment that previews it (auto_preview)' }),
 });
 export type GitWebhookReceipt = Static<typeof GitWebhookReceipt>;

@@ -11,10 +11,12 @@ import { isoRequired } from '../../lib/text.ts';
 import type { Principal } from '../access/principal.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
-import { parseDelivery, type GitEvent } from './events.ts';
+import type { PreviewOutcome, PreviewsService, PullRequestEvent } from '../previews/previews.service.ts';
+import { parseDelivery, type GitEvent, type ParsedDelivery } from './events.ts';
 import { headSeen, releaseWaiting, trackedServices, type PushOutcome, type SeenPush, type TrackedService } from './git-push.heads.ts';
 import * as repo from './git-push.repo.ts';
 import { repositoryKey } from './git-push.rules.ts';
+import { pullRequestEvent } from './pull-requests.ts';
 import type { GitWebhookCreated, GitWebhookReceipt, GitWebhookSettings } from './git-push.schemas.ts';
 import { GIT_WEBHOOK_PROVIDERS, header, verifySignature, type GitWebhookProvider, type Headers } from './signatures.ts';
 
@@ -46,6 +48,7 @@ export interface GitPushService {
 
 export function createGitPushService(deps: {
   db: Db; sealer: Sealer; publicUrl: string; pollIntervalSeconds: number; organizations: OrganizationsService; deployments: DeploymentsService;
+  previews: Pick<PreviewsService, 'onPullRequest'>;
 }): GitPushService {
   const { db, sealer, organizations } = deps;
   const heads = { deployments: deps.deployments };
@@ -62,15 +65,36 @@ export function createGitPushService(deps: {
     return trackedServices(await repo.candidateServices(db, organizationIds));
   }
 
-  const receipt = (provider: GitWebhookProvider, event: string, deliveryId: string | null, ignored: string | null, results: PushOutcome[] = []): GitWebhookReceipt =>
-    ({ provider, event, delivery_id: deliveryId, ignored, results });
+  const receipt = (provider: GitWebhookProvider, event: string, deliveryId: string | null, ignored: string | null,
+    results: PushOutcome[] = [], previews: PreviewOutcome[] = []): GitWebhookReceipt =>
+    ({ provider, event, delivery_id: deliveryId, ignored, results, previews });
 
   /** why a push event deploys nothing whatever tracks it, or null */
   function ignoredPush(e: GitEvent): string | null {
-    if (e.kind !== 'push') return e.kind === 'pull_request' ? 'pull request events are not acted on yet (preview environments)' : `${e.kind} events are not acted on`;
+    if (e.kind !== 'push') return `${e.kind} events are not acted on`;
     if (e.deleted) return `the push deleted branch ${e.branch}`;
     if (!e.branch || !e.commit || !/^[0-9a-f]{40,64}$/i.test(e.commit)) return 'the push names no branch and commit';
     return null;
+  }
+
+  /** a pull request's preview environments opened, refreshed or closed (src/modules/previews) */
+  async function pullRequests(organizationId: string, provider: GitWebhookProvider, eventName: string, delivery: ParsedDelivery): Promise<GitWebhookReceipt> {
+    const mapped = delivery.events.map((e) => pullRequestEvent(provider, organizationId, e));
+    const events = mapped.filter((m): m is PullRequestEvent => !('ignored' in m));
+    if (events.length === 0) return receipt(provider, eventName, delivery.deliveryId, mapped.map((m) => ('ignored' in m ? m.ignored : '')).find(Boolean) ?? 'nothing to act on');
+    const id = delivery.deliveryId;
+    // a replayed "opened" after the close would open the preview again
+    if (id && !await db.transaction((tx) => repo.recordDelivery(tx, organizationId, provider, id))) {
+      return receipt(provider, eventName, id, `delivery ${id} was already received: a replay changes nothing`);
+    }
+    const outcomes: PreviewOutcome[] = [];
+    try {
+      for (const e of events) outcomes.push(...await deps.previews.onPullRequest(e));
+    } catch (err) {
+      if (id) await repo.forgetDelivery(db, organizationId, provider, id).catch(() => {});
+      throw err;
+    }
+    return receipt(provider, eventName, id, outcomes.length ? null : 'no environment previews pull requests into this branch of this repository (auto_preview)', [], outcomes);
   }
 
   return {
@@ -97,6 +121,7 @@ export function createGitPushService(deps: {
       if (!verdict.ok) throw unauthorized(`The ${name} webhook signature does not check out: ${verdict.reason}`);
       const delivery = parseDelivery(provider, headers, body);
       const eventName = delivery.events[0]?.name ?? '';
+      if (delivery.events.some((e) => e.kind === 'pull_request')) return pullRequests(organizationId, provider, eventName, delivery);
       const pushes = delivery.events.filter((e) => ignoredPush(e) === null);
       if (pushes.length === 0) return receipt(provider, eventName, delivery.deliveryId, delivery.events.map(ignoredPush).find((r) => r) ?? 'nothing to act on');
       const services = await tracked([organizationId]);

@@ -1,10 +1,11 @@
 // berth status / services / open: the services of the chosen environment with their state and
-// last deployment, and a service's public URL.
+// last deployment (and its preview environments, or what it previews), and a service's public URL.
 import { apiError, authorization, ok, unreachable, type Api } from '../api.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { ago, color, printJson, printTable, state } from '../output.ts';
 import * as resolve from '../resolve.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
+import { previewFacts, previewOfLine, printPreviews } from './previews.ts';
 
 export type TargetOptions = GlobalOptions & resolve.TargetFlags;
 
@@ -25,12 +26,21 @@ export async function status(opts: TargetOptions): Promise<void> {
     deployment_status: svc.service_deployment_status, last_deployment_date: svc.last_deployment_date,
     last_deployment: await lastDeployment(s.api, { id: svc.id, name: svc.name, type: svc.service_type, state: svc.state }),
   })));
-  if (opts.json) return printJson({ organization: t.organization, project: t.project, environment: t.environment, services: rows });
+  const previews = await previewFacts(s.api, t.environment.id);
+  if (opts.json) {
+    return printJson({
+      organization: t.organization, project: t.project, environment: { ...t.environment, mode: previews.mode }, services: rows,
+      preview_of: previews.preview_of, previews: previews.previews,
+    });
+  }
   process.stdout.write(`${color.dim('environment')} ${color.bold(t.environment.name)} ${color.dim(`(project ${t.project.name}, organization ${t.organization.name})`)}\n`);
+  const previewOf = previewOfLine(previews);
+  if (previewOf) process.stdout.write(`${previewOf}\n`);
   printTable(['SERVICE', 'TYPE', 'STATE', 'VERSION', 'LAST DEPLOYMENT'], rows.map((r) => [
     r.name, r.type.toLowerCase(), state(r.state), r.deployment_status === 'UP_TO_DATE' ? color.green('up to date') : r.deployment_status.toLowerCase().replace(/_/g, ' '),
     r.last_deployment ? `${r.last_deployment.action.toLowerCase()} ${state(r.last_deployment.status)} ${color.dim(ago(r.last_deployment.created_at))}` : color.dim('never'),
   ]));
+  printPreviews(previews);
 }
 
 export async function services(opts: TargetOptions): Promise<void> {

@@ -1,0 +1,27 @@
+// Response shapes of preview environments: one preview (a pull request of an environment and the
+// copy made for it) and the environment's list of them.
+import { Type, type Static } from 'typebox';
+import { BaseRecord, NullableString, Paginated, Uuid } from '../../http/schemas.ts';
+
+export const Preview = Type.Object({
+  ...BaseRecord,
+  environment: Type.Object({ id: Uuid }, { description: 'the environment the preview is a copy of' }),
+  provider: Type.String({ description: 'GITHUB, GITLAB, BITBUCKET or GITEA' }),
+  repository_url: Type.String({ description: 'the repository the pull request is in (as the provider gave it)' }),
+  pull_request_number: Type.Integer({ description: 'the pull (merge) request\'s number at the provider' }),
+  title: Type.String(),
+  author: NullableString,
+  base_branch: Type.String({ description: 'the branch the pull request goes into: the one the previewed services track' }),
+  head_branch: Type.String({ description: 'the pull request\'s branch: what the previewed services build in the copy' }),
+  head_commit: Type.String({ description: 'the newest commit of the pull request berth has seen (deployed in the copy when OPEN)' }),
+  preview_environment_id: Type.Union([Uuid, Type.Null()], { description: 'the copy (an environment of mode PREVIEW); null when none exists' }),
+  preview_environment_name: NullableString,
+  state: Type.Union([Type.Literal('OPEN'), Type.Literal('REFUSED'), Type.Literal('FAILED'), Type.Literal('CLOSED')], {
+    description: 'OPEN: the copy exists (deployed or deploying); REFUSED: the environment had as many open previews as allowed '
+      + '(PREVIEW_MAX_PER_ENVIRONMENT); FAILED: the copy could not be made; CLOSED: the copy was deleted (the pull request closed, '
+      + 'the copy expired or was deleted). `message` says why',
+  }),
+  message: NullableString,
+});
+export type Preview = Static<typeof Preview>;
+export const PreviewList = Paginated(Preview);

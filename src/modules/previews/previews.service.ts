@@ -1,0 +1,116 @@
+// Preview environments (Qovery's auto_preview): a pull request against the branch that services
+// with auto_preview track gets a throwaway copy of their environment (mode PREVIEW) running the
+// pull request's head; new commits redeploy it, closing the pull request deletes it. This module
+// owns the previews table, `onPullRequest` (what the git webhook route calls for pull-request
+// events) and the read of an environment's previews (VIEWER and above, as the environment).
+// Each source environment is handled in a transaction of its own holding its lock, so two
+// deliveries of one event make one copy; the steps are in previews.steps.ts.
+import type { AppContext } from '../../context.ts';
+import type { Db } from '../../db/db.ts';
+import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Principal } from '../access/principal.ts';
+import type { DeploymentsService } from '../deployments/deployments.service.ts';
+import type { EnvironmentsService } from '../environments/environments.service.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
+import * as repo from './previews.repo.ts';
+import { checkPullRequestEvent, gitSourceOf, previewedBy, repositoryKey, type PullRequestEvent } from './previews.rules.ts';
+import type { Preview } from './previews.schemas.ts';
+import { closePreview, installPreviewRemovalHook, openPreview, refreshPreview, type PreviewOutcome, type StepDeps, type StepInput } from './previews.steps.ts';
+
+export type { PullRequestEvent, PullRequestEventAction, PullRequestProvider } from './previews.rules.ts';
+export type { PreviewOutcome } from './previews.steps.ts';
+
+export interface PreviewsService {
+  /**
+   * A pull-request event: for each environment (of the event's organization when it names one)
+   * whose services with auto_preview track `baseBranch` of the event's repository, opens,
+   * refreshes or closes that environment's preview of the pull request. Idempotent: a repeated
+   * event changes nothing; the close of a pull request berth has no preview of does nothing.
+   * A malformed event is a 400.
+   */
+  onPullRequest(event: PullRequestEvent): Promise<PreviewOutcome[]>;
+  /** the environment's previews, open ones first, then the most recently changed */
+  list(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: Preview[]; pagination: PageInfo }>;
+}
+
+export function createPreviewsService(deps: {
+  db: Db; scope: ScopeService; environments: EnvironmentsService; deployments: DeploymentsService; appContext: () => AppContext;
+  config: { previewMaxPerEnvironment: number; previewTtlHours: number };
+}): PreviewsService {
+  const { db, scope } = deps;
+  installPreviewRemovalHook();
+  const stepDeps: StepDeps = {
+    environments: deps.environments, deployments: deps.deployments, appContext: deps.appContext,
+    maxPerEnvironment: deps.config.previewMaxPerEnvironment, ttlHours: deps.config.previewTtlHours,
+  };
+
+  /** the event's step for one source environment, in its own transaction */
+  async function forEnvironment(e: PullRequestEvent, keys: ReadonlySet<string>, environmentId: string, key: string): Promise<PreviewOutcome> {
+    return db.transaction(async (tx) => {
+      const source = await repo.lockSource(tx, environmentId);
+      if (!source || source.deleting) {
+        return { environment_id: environmentId, outcome: 'ignored', preview_id: null, preview_environment_id: null, deployment_ids: [], message: 'the environment is being deleted' } as PreviewOutcome;
+      }
+      const input: StepInput = { e, keys, repositoryKey: key, source, row: await repo.findLocked(tx, environmentId, key, e.number) };
+      if (e.action === 'closed') return closePreview(tx, stepDeps, input);
+      const row = input.row;
+      if (row?.state === 'OPEN' && row.preview_environment_id && await repo.environmentExists(tx, row.preview_environment_id)) {
+        return refreshPreview(tx, stepDeps, { ...input, row });
+      }
+      return openPreview(tx, stepDeps, input);
+    });
+  }
+
+  /** a step refused by a rule (e.g. a name or state conflict): the preview is FAILED, saying why */
+  async function recordFailure(e: PullRequestEvent, environmentId: string, key: string, err: AppError): Promise<PreviewOutcome> {
+    const message = `the preview environment could not be made: ${err.message}`;
+    const row = await db.transaction(async (tx) => {
+      const source = await repo.lockSource(tx, environmentId);
+      if (!source) return null;
+      const existing = await repo.findLocked(tx, environmentId, key, e.number);
+      if (existing?.state === 'OPEN') return existing;
+      const facts = { title: e.title, author: e.author, headBranch: e.headBranch, headCommit: e.headCommit, baseBranch: e.baseBranch, repositoryUrl: e.repositoryUrls[0] ?? '' };
+      return existing
+        ? repo.update(tx, existing.id, { ...facts, state: 'FAILED', message })
+        : repo.insert(tx, {
+          ...facts, organizationId: source.organization_id, sourceId: environmentId, provider: e.provider, repositoryKey: key, number: e.number,
+          state: 'FAILED', message, previewEnvironment: null,
+        });
+    });
+    return { environment_id: environmentId, outcome: 'failed', preview_id: row?.id ?? null, preview_environment_id: null, deployment_ids: [], message };
+  }
+
+  return {
+    async onPullRequest(event) {
+      const { event: e, repositoryKeys } = checkPullRequestEvent(event);
+      // the environments whose services this pull request previews, with the repository's key as they spell it
+      const byEnvironment = new Map<string, string>();
+      for (const s of await repo.candidateServices(db, e.organizationId ?? null)) {
+        if (byEnvironment.has(s.environment_id) || !previewedBy(s, repositoryKeys, e.baseBranch)) continue;
+        byEnvironment.set(s.environment_id, repositoryKey(gitSourceOf(s.type, s.spec)!.url)!);
+      }
+      // and the environments that have a preview of it already (auto_preview turned off since, the base branch changed…):
+      // an open preview keeps following its pull request until it closes
+      const states = e.action === 'closed' ? ['OPEN', 'REFUSED', 'FAILED'] : ['OPEN'];
+      for (const r of await repo.environmentsWithPreview(db, [...repositoryKeys], e.number, e.organizationId ?? null, states)) {
+        if (!byEnvironment.has(r.source_environment_id)) byEnvironment.set(r.source_environment_id, r.repository_key);
+      }
+      const outcomes: PreviewOutcome[] = [];
+      for (const [environmentId, key] of byEnvironment) {
+        try {
+          outcomes.push(await forEnvironment(e, repositoryKeys, environmentId, key));
+        } catch (err) {
+          if (!(err instanceof AppError) || err.status >= 500 || e.action === 'closed') throw err;
+          outcomes.push(await recordFailure(e, environmentId, key, err));
+        }
+      }
+      return outcomes;
+    },
+    async list(p, environmentId, req) {
+      await scope.environment(p, environmentId, 'read');
+      const { items, total } = await repo.listOf(db, environmentId, req.limit, req.offset);
+      return page(req, items, total);
+    },
+  };
+}

@@ -1,0 +1,161 @@
+// The three things a pull-request event does to one source environment, each inside the
+// transaction that holds the source environment's lock: open a preview (a copy of mode PREVIEW,
+// the previewed services switched to the pull request's branch, every service deployed, the
+// previewed ones at the head commit), refresh it (new commits: the previewed services redeployed
+// at the new head), close it (the copy deleted through the environment removal path, which
+// uninstalls what it ran). Every step is in the audit log (sub-target PREVIEW of the source
+// environment, origin GIT). Also the removal hook that keeps the rows true when copies or
+// their sources are deleted some other way.
+import type { AppContext } from '../../context.ts';
+import type { Queryable } from '../../db/db.ts';
+import { insertEvents, resolveTarget } from '../audit/audit.repo.ts';
+import type { DeploymentsService } from '../deployments/deployments.service.ts';
+import { environmentRemovalHooks, prepareEnvironmentRemoval } from '../environments/environments.removal.ts';
+import type { EnvironmentsService } from '../environments/environments.service.ts';
+import * as repo from './previews.repo.ts';
+import {
+  capMessage, deploymentOrder, gitSourceOf, previewedBy, previewEnabled, previewEnvironmentName, previewExpiry, previewLogLines,
+  pullRequestLabel, repositoryKey, type PullRequestEvent,
+} from './previews.rules.ts';
+
+export interface StepDeps {
+  environments: EnvironmentsService; deployments: DeploymentsService; appContext: () => AppContext;
+  maxPerEnvironment: number; ttlHours: number; now?: () => Date;
+}
+
+/** what one event did to one source environment (the webhook's answer lists them) */
+export interface PreviewOutcome {
+  environment_id: string;
+  outcome: 'created' | 'redeployed' | 'unchanged' | 'refused' | 'failed' | 'closed' | 'ignored';
+  preview_id: string | null;
+  preview_environment_id: string | null;
+  deployment_ids: string[];
+  message: string | null;
+}
+
+export interface StepInput { e: PullRequestEvent; keys: ReadonlySet<string>; repositoryKey: string; source: repo.SourceRow; row: repo.PreviewRow | null }
+
+const result = (s: repo.SourceRow, outcome: PreviewOutcome['outcome'], row: repo.PreviewRow | null, extra: Partial<PreviewOutcome> = {}): PreviewOutcome => ({
+  environment_id: s.id, outcome, preview_id: row?.id ?? null, preview_environment_id: row?.preview_environment_id ?? null,
+  deployment_ids: [], message: row?.message ?? null, ...extra,
+});
+
+async function audit(tx: Queryable, s: repo.SourceRow, eventType: 'CREATE' | 'UPDATE' | 'DELETE', row: repo.PreviewRow, e: PullRequestEvent, deploymentIds: string[] = []): Promise<void> {
+  const facts = await resolveTarget(tx, 'ENVIRONMENT', s.id);
+  if (!facts) return;
+  await insertEvents(tx, [{
+    ...facts, event_type: eventType, target_type: 'ENVIRONMENT', sub_target_type: 'PREVIEW', origin: 'GIT',
+    triggered_by: e.author ?? pullRequestLabel({ ...e, title: '' }),
+    change: JSON.stringify({
+      preview_id: row.id, pull_request_number: row.pull_request_number, head_branch: row.head_branch, head_commit: row.head_commit, state: row.state,
+      message: row.message, preview_environment_id: row.preview_environment_id, preview_environment_name: row.preview_environment_name, deployment_ids: deploymentIds,
+    }),
+    principal_kind: 'git', principal_id: s.organization_id, user_agent: null, request_id: '',
+  }]);
+}
+
+/** the row with the event's facts and the given state (created when the pull request is new here) */
+async function save(tx: Queryable, input: StepInput, state: repo.PreviewRow['state'], message: string | null,
+  previewEnvironment: { id: string; name: string } | null | undefined): Promise<repo.PreviewRow> {
+  const { e, source, row } = input;
+  const facts = { title: e.title, author: e.author, headBranch: e.headBranch, headCommit: e.headCommit, baseBranch: e.baseBranch, repositoryUrl: e.repositoryUrls[0] ?? '' };
+  if (row) return repo.update(tx, row.id, { ...facts, state, message, ...(previewEnvironment !== undefined ? { previewEnvironment } : {}) });
+  return repo.insert(tx, {
+    ...facts, organizationId: source.organization_id, sourceId: source.id, provider: e.provider, repositoryKey: input.repositoryKey,
+    number: e.number, state, message, previewEnvironment: previewEnvironment ?? null,
+  });
+}
+
+function deployInput(e: PullRequestEvent, serviceId: string, previewed: boolean, row: { id: string }) {
+  return {
+    serviceId, action: 'DEPLOY' as const, gitCommitId: previewed ? e.headCommit : null, origin: 'GIT',
+    triggeredBy: e.author ?? pullRequestLabel({ ...e, title: '' }), log: previewLogLines(e, previewed),
+    metadata: { preview: { preview_id: row.id, provider: e.provider, pull_request_number: e.number, head_branch: e.headBranch, head_commit: e.headCommit } },
+  };
+}
+
+/** a new copy for the pull request, deployed; or REFUSED when the environment has as many open previews as allowed */
+export async function openPreview(tx: Queryable, deps: StepDeps, input: StepInput): Promise<PreviewOutcome> {
+  const { e, source, keys } = input;
+  if (await repo.countOpen(tx, source.id, input.row?.id ?? null) >= deps.maxPerEnvironment) {
+    const refused = await save(tx, input, 'REFUSED', capMessage(e, source.name, deps.maxPerEnvironment), null);
+    await audit(tx, source, input.row ? 'UPDATE' : 'CREATE', refused, e);
+    return result(source, 'refused', refused);
+  }
+  const now = deps.now?.() ?? new Date();
+  const name = previewEnvironmentName(source.name, e.number, await repo.namesTaken(tx, source.project_id, source.name.slice(0, 200)));
+  const copy = await deps.environments.cloneForSystem(tx, source.id, { name, mode: 'PREVIEW', expiresAt: previewExpiry(now, deps.ttlHours) });
+  const services = await repo.servicesOf(tx, copy.id);
+  const previewed = new Set(services.filter((s) => previewedBy(s, keys, e.baseBranch)).map((s) => s.id));
+  for (const s of services) if (previewed.has(s.id)) await repo.switchBranch(tx, s.id, s.type, e.headBranch);
+  const row = await save(tx, input, 'OPEN', null, { id: copy.id, name: copy.name });
+  const deploymentIds: string[] = [];
+  for (const s of deploymentOrder(services)) deploymentIds.push((await deps.deployments.request(tx, deployInput(e, s.id, previewed.has(s.id), row))).id);
+  await audit(tx, source, input.row ? 'UPDATE' : 'CREATE', row, e, deploymentIds);
+  return result(source, 'created', row, { deployment_ids: deploymentIds });
+}
+
+/** new commits (or a repeated "opened"): the previewed services of the copy redeployed at the new head */
+export async function refreshPreview(tx: Queryable, deps: StepDeps, input: StepInput & { row: repo.PreviewRow }): Promise<PreviewOutcome> {
+  const { e, source, row, keys } = input;
+  const copyId = row.preview_environment_id!;
+  await repo.setExpiry(tx, copyId, previewExpiry(deps.now?.() ?? new Date(), deps.ttlHours));
+  if (row.head_commit === e.headCommit && row.head_branch === e.headBranch) {
+    const same = await save(tx, input, 'OPEN', row.message, undefined);
+    return result(source, 'unchanged', same);
+  }
+  // the copy's previewed services: from the repository, on the pull request's branch (or still on the base)
+  const previewed = (await repo.servicesOf(tx, copyId)).filter((s) => {
+    const src = gitSourceOf(s.type, s.spec ?? {});
+    const key = src ? repositoryKey(src.url) : null;
+    return src && key && keys.has(key) && [row.head_branch, e.headBranch, e.baseBranch].includes(src.branch)
+      && previewEnabled(s.spec ?? {}, s.environment_auto_preview);
+  });
+  const saved = await save(tx, input, 'OPEN', null, undefined);
+  const deploymentIds: string[] = [];
+  for (const s of previewed) {
+    if (gitSourceOf(s.type, s.spec)?.branch !== e.headBranch) await repo.switchBranch(tx, s.id, s.type, e.headBranch);
+    deploymentIds.push((await deps.deployments.request(tx, deployInput(e, s.id, true, saved))).id);
+  }
+  await audit(tx, source, 'UPDATE', saved, e, deploymentIds);
+  return result(source, 'redeployed', saved, { deployment_ids: deploymentIds });
+}
+
+/** the pull request closed (merged or not): its copy deleted with everything it ran */
+export async function closePreview(tx: Queryable, deps: StepDeps, input: StepInput): Promise<PreviewOutcome> {
+  const { e, source, row } = input;
+  if (!row) return result(source, 'ignored', null, { message: `${pullRequestLabel(e)} has no preview of environment "${source.name}"` });
+  if (row.state === 'CLOSED') return result(source, 'ignored', row);
+  const copyId = row.preview_environment_id;
+  const message = copyId ? `${pullRequestLabel(e)} was closed: its preview environment was deleted` : `${pullRequestLabel(e)} was closed`;
+  // the row first: the removal hook below then finds no open preview of this copy to close
+  await repo.update(tx, row.id, { state: 'CLOSED', message });
+  if (copyId) {
+    await prepareEnvironmentRemoval(tx, deps.appContext(), source.organization_id, [copyId]);
+    await repo.deletePreviewEnvironment(tx, copyId);
+  }
+  const closed = await repo.update(tx, row.id, {});
+  await audit(tx, source, 'DELETE', closed, e);
+  return result(source, 'closed', closed, { preview_environment_id: copyId });
+}
+
+let installed = false;
+
+/**
+ * Copies of an environment being deleted go with it (in the same transaction); a copy deleted
+ * some other way (by hand, its expiry, its project's deletion) closes its preview, saying how.
+ */
+export function installPreviewRemovalHook(): void {
+  if (installed) return;
+  installed = true;
+  environmentRemovalHooks.push(async (tx, ctx, { organizationId, environmentIds }) => {
+    const copies = await repo.openCopiesOf(tx, environmentIds);
+    if (copies.length > 0) {
+      const ids = copies.map((c) => c.preview_environment_id);
+      await repo.closeRemoved(tx, ids, 'the environment it previews was deleted, and the preview environment with it');
+      await prepareEnvironmentRemoval(tx, ctx, organizationId, ids);
+      for (const id of ids) await repo.deletePreviewEnvironment(tx, id);
+    }
+    await repo.closeRemoved(tx, environmentIds, null);
+  });
+}

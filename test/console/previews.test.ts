@@ -1,0 +1,73 @@
+// Preview environments in the console, in Chromium: an environment's page lists its previews (the
+// pull request, branch, commit, state and why, a link to the copy); the copy's page says it is a
+// preview of that pull request of that environment, links back, and lists no previews itself.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+
+const skip = browserSkipReason();
+const REPO = 'https://github.com/acme/storefront';
+
+describe('the console\'s preview environments', { skip: skip ?? false }, () => {
+  let berth: LiveBerth;
+  let chrome: Chrome;
+  let page: Page;
+  let org: SeededOrganization;
+  let sourceId: string;
+  let copyId: string;
+
+  before(async () => {
+    ensureConsoleBuilt();
+    berth = await startListeningBerth({ PREVIEW_MAX_PER_ENVIRONMENT: '1' });
+    org = await seedOrganization(berth.t);
+    const call = async (method: string, url: string, body?: unknown) => {
+      const r = await berth.t.request(method, url, { token: org.token, body });
+      assert.ok(r.status < 300, r.raw);
+      return r.body;
+    };
+    const project = await call('POST', `/organization/${org.id}/project`, { name: 'storefront' });
+    sourceId = (await call('POST', `/project/${project.id}/environment`, { name: 'staging', mode: 'STAGING', auto_preview: true })).id;
+    await call('POST', `/environment/${sourceId}/application`, { name: 'web', git_repository: { url: `${REPO}.git`, branch: 'main' }, ports: [{ internal_port: 8080, publicly_accessible: true }] });
+    const event = { provider: 'GITHUB' as const, action: 'opened' as const, title: 'New checkout', repositoryUrls: [REPO], baseBranch: 'main', author: 'octocat', organizationId: org.id };
+    const [opened] = await berth.t.ctx.services.previews.onPullRequest({ ...event, number: 5, headBranch: 'checkout', headCommit: 'c0ffee'.padEnd(40, '0') });
+    copyId = opened!.preview_environment_id!;
+    const [refused] = await berth.t.ctx.services.previews.onPullRequest({ ...event, number: 6, title: 'Dark mode', headBranch: 'dark', headCommit: 'd'.repeat(40) });
+    assert.equal(refused!.outcome, 'refused');
+    chrome = await launchChromium();
+    page = await chrome.context.newPage();
+    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+  });
+  after(async () => {
+    await chrome?.close();
+    await berth?.close();
+  });
+
+  test('the environment lists its previews with a link to each copy, and the refused one with why', async () => {
+    await page.goto(`${berth.base}/ui/environments/${sourceId}`);
+    const section = page.getByRole('region', { name: 'Previews' });
+    await section.getByRole('heading', { name: 'Previews' }).waitFor();
+    const open = section.locator('tr[data-preview="5"]');
+    await open.getByRole('link', { name: 'staging-pr-5' }).waitFor();
+    assert.match(await open.innerText(), /#5 New checkout\s+by octocat\s+checkout → main\s+c0ffee0\s+open/);
+    const refused = section.locator('tr[data-preview="6"]');
+    assert.match(await refused.innerText(), /refused[\s\S]*already has 1 open preview, the most allowed \(PREVIEW_MAX_PER_ENVIRONMENT=1\)/);
+    assert.match(await refused.innerText(), /none/);
+    await screenshot(page, 'environment-previews');
+
+    await open.getByRole('link', { name: 'staging-pr-5' }).click();
+    await page.waitForURL(`**/ui/environments/${copyId}`);
+    const note = page.getByRole('note', { name: 'Preview of a pull request' });
+    await note.getByRole('link', { name: 'staging' }).waitFor();
+    assert.match(await note.innerText(), /^Preview of pull request #5 .?New checkout.? \(checkout at c0ffee0\) of staging\. It is deleted when the pull request closes, or if no event of it comes before /);
+    await page.getByRole('heading', { name: /staging-pr-5\s+preview/ }).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Previews' }).count(), 0, 'a preview has no previews of its own');
+    await page.getByRole('region', { name: 'Services' }).getByRole('link', { name: 'web', exact: true }).waitFor();
+    await screenshot(page, 'preview-environment');
+
+    await note.getByRole('link', { name: 'staging' }).click();
+    await page.waitForURL(`**/ui/environments/${sourceId}`);
+    assert.equal(await page.getByRole('note', { name: 'Preview of a pull request' }).count(), 0);
+  });
+});
