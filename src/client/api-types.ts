@@ -473,10 +473,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get advanced settings */
+        /**
+         * Get advanced settings
+         * @description The X-Berth-Settings-Not-Applied response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).
+         */
         get: operations["getAdvancedSettings"];
-        /** Change advanced settings: the keys sent change, the others stay; answers the complete object */
+        /**
+         * Change advanced settings: the keys sent change, the others stay; answers the complete object
+         * @description The X-Berth-Settings-Not-Applied response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).
+         */
         put: operations["editAdvancedSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/application/{applicationId}/advancedSettings/engineSupport": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which of the advanced settings the running engine applies, and why not the others (docs/advanced-settings.md) */
+        get: operations["getApplicationAdvancedSettingsEngineSupport"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -508,10 +531,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get container advanced settings */
+        /**
+         * Get container advanced settings
+         * @description The X-Berth-Settings-Not-Applied response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).
+         */
         get: operations["getContainerAdvancedSettings"];
-        /** Change advanced settings: the keys sent change, the others stay; answers the complete object */
+        /**
+         * Change advanced settings: the keys sent change, the others stay; answers the complete object
+         * @description The X-Berth-Settings-Not-Applied response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).
+         */
         put: operations["editContainerAdvancedSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{containerId}/advancedSettings/engineSupport": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which of the advanced settings the running engine applies, and why not the others (docs/advanced-settings.md) */
+        get: operations["getContainerAdvancedSettingsEngineSupport"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -543,10 +589,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get job advanced settings */
+        /**
+         * Get job advanced settings
+         * @description The X-Berth-Settings-Not-Applied response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).
+         */
         get: operations["getJobAdvancedSettings"];
-        /** Change advanced settings: the keys sent change, the others stay; answers the complete object */
+        /**
+         * Change advanced settings: the keys sent change, the others stay; answers the complete object
+         * @description The X-Berth-Settings-Not-Applied response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).
+         */
         put: operations["editJobAdvancedSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/job/{jobId}/advancedSettings/engineSupport": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Which of the advanced settings the running engine applies, and why not the others (docs/advanced-settings.md) */
+        get: operations["getJobAdvancedSettingsEngineSupport"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -3921,6 +3990,18 @@ export interface components {
             "security.automount_service_account_token": boolean;
             /** @description Mounts the container root filesystem read-only. Default: false. */
             "security.read_only_root_filesystem": boolean;
+        };
+        /** AdvancedSettingEngineSupport */
+        AdvancedSettingEngineSupport: {
+            key: string;
+            applied: boolean;
+            /** @description why the engine does not apply it; null when it does */
+            reason: string | null;
+        };
+        /** AdvancedSettingsEngineSupport */
+        AdvancedSettingsEngineSupport: {
+            engine: "docker" | "simulated";
+            results: components["schemas"]["AdvancedSettingEngineSupport"][];
         };
         /**
          * ContainerAdvancedSettings
@@ -9833,6 +9914,82 @@ export interface operations {
             };
         };
     };
+    getApplicationAdvancedSettingsEngineSupport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdvancedSettingsEngineSupport"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getDefaultApplicationAdvancedSettings: {
         parameters: {
             query?: never;
@@ -10174,6 +10331,82 @@ export interface operations {
             };
         };
     };
+    getContainerAdvancedSettingsEngineSupport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdvancedSettingsEngineSupport"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getDefaultContainerAdvancedSettings: {
         parameters: {
             query?: never;
@@ -10428,6 +10661,82 @@ export interface operations {
             };
             /** @description Request body too large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getJobAdvancedSettingsEngineSupport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdvancedSettingsEngineSupport"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,8 +8,9 @@ import { pageRequest } from '../../http/pagination.ts';
 import { NamedPageQuery, Paginated, idParams } from '../../http/schemas.ts';
 import {
   ApplicationAdvancedSettingsPatchSchema, ApplicationAdvancedSettingsSchema, ContainerAdvancedSettingsPatchSchema,
-  ContainerAdvancedSettingsSchema, JobAdvancedSettingsPatchSchema, JobAdvancedSettingsSchema, defaultAdvancedSettings, type ServiceKind,
+  ContainerAdvancedSettingsSchema, JobAdvancedSettingsPatchSchema, JobAdvancedSettingsSchema, advancedSettingKeys, defaultAdvancedSettings, type ServiceKind,
 } from './advanced-settings/index.ts';
+import { notAppliedSettings, settingSupport, type SettingsEngine } from './advanced-settings/engine-support.ts';
 import { ServiceListItem, ServiceStatus } from './common.schemas.ts';
 import { serviceLinks } from './links.ts';
 import { Type } from 'typebox';
@@ -23,6 +24,19 @@ const LinkList = Type.Object({
     description: 'why these URLs do not answer (a docker engine without its ingress proxy: results are then empty; the simulated engine); null when they do',
   }),
 });
+
+/** the keys of the answer the running engine does not apply, comma-separated (decision 0336) */
+const NOT_APPLIED_HEADER = 'X-Berth-Settings-Not-Applied';
+const NOT_APPLIED_NOTE = `The ${NOT_APPLIED_HEADER} response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).`;
+
+const EngineSupport = Type.Object({
+  engine: Type.Union([Type.Literal('docker'), Type.Literal('simulated')]),
+  results: Type.Array(Type.Object({
+    key: Type.String(), applied: Type.Boolean(), reason: Type.Union([Type.String(), Type.Null()], { description: 'why the engine does not apply it; null when it does' }),
+  }, { title: 'AdvancedSettingEngineSupport' })),
+}, { title: 'AdvancedSettingsEngineSupport' });
+
+const settingsEngine = (name: string): SettingsEngine => (name === 'docker' ? 'docker' : 'simulated');
 
 const TYPES = [
   { path: 'application', type: 'APPLICATION', label: 'Application', tag: 'Applications', status: 'getApplicationStatus' },
@@ -64,13 +78,35 @@ export function serviceRoutes(app: App, ctx: AppContext): void {
   for (const s of SETTINGS) {
     const idName = `${s.path}Id`;
     const title = s.kind[0]!.toUpperCase() + s.kind.slice(1);
+    const notApplied = notAppliedSettings(settingsEngine(ctx.engine.name), advancedSettingKeys(s.kind)).map((n) => n.key).join(', ');
     app.get(`/${s.path}/:${idName}/advancedSettings`, {
-      schema: { tags: [s.tag], operationId: s.ops[0], params: idParams(idName), response: { 200: s.full } },
-    }, async (req) => svc.getAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label));
+      schema: { tags: [s.tag], operationId: s.ops[0], description: NOT_APPLIED_NOTE, params: idParams(idName), response: { 200: s.full } },
+    }, async (req, reply) => {
+      const settings = await svc.getAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label);
+      return reply.header(NOT_APPLIED_HEADER, notApplied).send(settings);
+    });
 
     app.put(`/${s.path}/:${idName}/advancedSettings`, {
-      schema: { tags: [s.tag], operationId: s.ops[1], summary: 'Change advanced settings: the keys sent change, the others stay; answers the complete object', params: idParams(idName), body: s.patch, response: { 201: s.full } },
-    }, async (req, reply) => reply.code(201).send(await svc.editAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label, req.body as Record<string, unknown>)));
+      schema: { tags: [s.tag], operationId: s.ops[1], summary: 'Change advanced settings: the keys sent change, the others stay; answers the complete object', description: NOT_APPLIED_NOTE, params: idParams(idName), body: s.patch, response: { 201: s.full } },
+    }, async (req, reply) => reply.code(201).header(NOT_APPLIED_HEADER, notApplied)
+      .send(await svc.editAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label, req.body as Record<string, unknown>)));
+
+    app.get(`/${s.path}/:${idName}/advancedSettings/engineSupport`, {
+      schema: {
+        tags: [s.tag], operationId: `get${title}AdvancedSettingsEngineSupport`, params: idParams(idName), response: { 200: EngineSupport },
+        summary: 'Which of the advanced settings the running engine applies, and why not the others (docs/advanced-settings.md)',
+      },
+    }, async (req) => {
+      await svc.getAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label);
+      const engine = settingsEngine(ctx.engine.name);
+      return {
+        engine,
+        results: advancedSettingKeys(s.kind).map((key) => {
+          const support = settingSupport(engine, key);
+          return { key, applied: support === true, reason: support === true ? null : support };
+        }),
+      };
+    });
 
     app.get(`/default${title}AdvancedSettings`, {
       schema: { tags: [s.tag], operationId: s.ops[2], response: { 200: s.full } },

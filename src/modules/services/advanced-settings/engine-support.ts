@@ -1,0 +1,113 @@
+// Which engine applies which advanced setting (issue 30, decision 0336): one row per catalogue
+// key. `true`: the engine applies it (at the next deployment; ingress keys at once); a string: it
+// does not, and why. The simulated engine runs nothing, so it applies none. This table is what the
+// advanced-settings answers report (the keys the running engine does not apply), what the console
+// and `berth` show, and what `npm run docs:settings` turns into docs/advanced-settings.md.
+import type { AnyAdvancedSettingKey } from './catalogue.ts';
+
+export type SettingsEngine = 'docker' | 'simulated';
+
+type Support = true | string;
+
+const KUBERNETES = 'Kubernetes only: the docker engine runs every replica on its one host';
+const SERVICE_ACCOUNT = 'Kubernetes only: a service account is a Kubernetes identity; the docker engine has none';
+const GATEWAY = 'Kubernetes Gateway API only: the docker engine\'s ingress is HAProxy (see the network.ingress.* keys)';
+const NOT_YET = 'not applied by the docker engine yet (issue 30)';
+
+const DOCKER: Record<AnyAdvancedSettingKey, Support> = {
+  'deployment.custom_domain_check_enabled': 'custom domains are not served by the docker engine\'s ingress yet',
+  'deployment.termination_grace_period_seconds': NOT_YET,
+  'deployment.affinity.node.required': KUBERNETES,
+  'deployment.antiaffinity.pod': KUBERNETES,
+  'deployment.topology_spread.zone': KUBERNETES,
+  'deployment.lifecycle.post_start_exec_command': NOT_YET,
+  'deployment.lifecycle.pre_stop_exec_command': NOT_YET,
+  'deployment.update_strategy.type': NOT_YET,
+  'deployment.update_strategy.rolling_update.max_unavailable_percent': NOT_YET,
+  'deployment.update_strategy.rolling_update.max_surge_percent': NOT_YET,
+  'build.timeout_max_sec': NOT_YET,
+  'build.cpu_max_in_milli': NOT_YET,
+  'build.ram_max_in_gib': NOT_YET,
+  'build.disable_buildkit_cache': NOT_YET,
+  'build.skip_git_submodules': NOT_YET,
+  'build.ephemeral_storage_in_gib': 'the docker engine builds on the host\'s disk: there is no ephemeral-storage quota to set',
+  'network.ingress.proxy_body_size_mb': NOT_YET,
+  'network.ingress.force_ssl_redirect': NOT_YET,
+  'network.ingress.enable_cors': NOT_YET,
+  'network.ingress.cors_allow_origin': NOT_YET,
+  'network.ingress.cors_allow_methods': NOT_YET,
+  'network.ingress.cors_allow_headers': NOT_YET,
+  'network.ingress.proxy_buffer_size_kb': NOT_YET,
+  'network.ingress.keepalive_time_seconds': NOT_YET,
+  'network.ingress.keepalive_timeout_seconds': NOT_YET,
+  'network.ingress.send_timeout_seconds': NOT_YET,
+  'network.ingress.proxy_connect_timeout_seconds': NOT_YET,
+  'network.ingress.proxy_send_timeout_seconds': NOT_YET,
+  'network.ingress.proxy_read_timeout_seconds': NOT_YET,
+  'network.ingress.proxy_buffering': NOT_YET,
+  'network.ingress.proxy_request_buffering': NOT_YET,
+  'network.ingress.whitelist_source_range': NOT_YET,
+  'network.ingress.denylist_source_range': NOT_YET,
+  'network.ingress.basic_auth_env_var': NOT_YET,
+  'network.ingress.enable_sticky_session': NOT_YET,
+  'network.ingress.grpc_send_timeout_seconds': NOT_YET,
+  'network.ingress.grpc_read_timeout_seconds': NOT_YET,
+  'network.ingress.extra_headers': NOT_YET,
+  'network.gateway_api.http_request_timeout_seconds': GATEWAY,
+  'network.gateway_api.http_connection_idle_timeout_seconds': GATEWAY,
+  'network.gateway_api.retry.num_retries': GATEWAY,
+  'network.gateway_api.retry.retry_on': GATEWAY,
+  'network.gateway_api.retry.http_status_codes': GATEWAY,
+  'network.gateway_api.retry.per_try_timeout_seconds': GATEWAY,
+  'hpa.cpu.average_utilization_percent': NOT_YET,
+  'hpa.memory.average_utilization_percent': NOT_YET,
+  'job.delete_ttl_seconds_after_finished': NOT_YET,
+  'cronjob.concurrency_policy': NOT_YET,
+  'cronjob.failed_jobs_history_limit': NOT_YET,
+  'cronjob.success_jobs_history_limit': NOT_YET,
+  'security.service_account_name': SERVICE_ACCOUNT,
+  'security.automount_service_account_token': SERVICE_ACCOUNT,
+  'security.read_only_root_filesystem': NOT_YET,
+};
+
+const SIMULATED = 'the simulated engine runs nothing: no setting changes anything until a real engine (docker) runs the service';
+
+/** whether `engine` applies `key`: true, or why not */
+export function settingSupport(engine: SettingsEngine, key: AnyAdvancedSettingKey): Support {
+  return engine === 'docker' ? DOCKER[key] : SIMULATED;
+}
+
+/** of `keys` (one service kind's), those `engine` does not apply, each with why */
+export function notAppliedSettings(engine: SettingsEngine, keys: readonly AnyAdvancedSettingKey[]): Array<{ key: AnyAdvancedSettingKey; reason: string }> {
+  return keys.flatMap((key) => {
+    const support = settingSupport(engine, key);
+    return support === true ? [] : [{ key, reason: support }];
+  });
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+/** docs/advanced-settings.md: every key, the kinds that have it, and what each engine does with it */
+export function engineSupportMarkdown(catalogue: Readonly<Record<AnyAdvancedSettingKey, { kinds: readonly string[]; meaning: string }>>): string {
+  const rows = (Object.keys(catalogue) as AnyAdvancedSettingKey[]).map((key) => {
+    const docker = settingSupport('docker', key);
+    return `| \`${key}\` | ${catalogue[key].kinds.join(', ')} | ${docker === true ? 'applied' : `not applied: ${cell(docker)}`} | ${cell(catalogue[key].meaning)} |`;
+  });
+  return [
+    '# Advanced settings: what each engine applies',
+    '',
+    'Generated by `npm run docs:settings` from `src/modules/services/advanced-settings/engine-support.ts`',
+    '(decision 0336); `test/services/settings-support.test.ts` fails while this file is stale.',
+    '',
+    'A service\'s advanced settings are stored, validated and returned whatever the engine. The docker',
+    'engine applies the keys marked *applied*: at the next deployment, and the `network.ingress.*`',
+    'ones at once. The simulated engine runs nothing and applies none. `GET …/advancedSettings` says',
+    'which keys the running engine does not apply in its `X-Berth-Settings-Not-Applied` header, and',
+    '`GET …/advancedSettings/engineSupport` lists them with the reason.',
+    '',
+    '| key | services | docker engine | meaning |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
