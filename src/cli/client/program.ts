@@ -98,6 +98,11 @@ export function buildProgram(): Command {
       }));
   }
 
+  withTarget(program.command('settings').argument('<service>', 'service name or id')
+    .description("a service's advanced settings, and which of them the server's engine applies (and why not)")).addOption(json)
+    .addHelpText('after', examples(['berth settings web', 'berth settings web --json | jq \'.settings[] | select(.applied | not)\'']))
+    .action(run(async () => (await import('./commands/settings.ts')).settings));
+
   withTarget(program.command('logs').argument('<service>', 'service name or id')
     .description("a service's build, deployment and runtime lines; -f follows them live"))
     .option('-f, --follow', 'keep printing lines as they are written (Ctrl-C to stop)')
