@@ -9,8 +9,11 @@ import { ErrorNote } from './ui.tsx';
 export interface FieldSpec {
   name: string;
   label: string;
-  kind?: 'text' | 'number' | 'select' | 'checkbox' | 'textarea' | 'password' | 'url';
+  /** `date`: a day, sent as midnight UTC (`2027-06-30T00:00:00Z`) */
+  kind?: 'text' | 'number' | 'select' | 'checkbox' | 'textarea' | 'password' | 'url' | 'date';
   options?: ReadonlyArray<string | { value: string; label: string }>;
+  /** a select's empty choice, when it means something ("none") rather than the default */
+  empty?: string;
   /** the contract's default, shown as a placeholder and sent when the field is left empty only by the API */
   hint?: string;
   required?: boolean;
@@ -44,7 +47,8 @@ export function bodyOf(fields: FieldSpec[], values: FormValues): Record<string, 
       continue;
     }
     if (v === undefined || v === '') continue;
-    setPath(body, f.name, f.kind === 'number' && /^-?\d+$/.test(String(v)) ? Number(v) : v);
+    if (f.kind === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(String(v))) setPath(body, f.name, `${v}T00:00:00Z`);
+    else setPath(body, f.name, f.kind === 'number' && /^-?\d+$/.test(String(v)) ? Number(v) : v);
   }
   return body;
 }
@@ -65,7 +69,7 @@ export function valuesOf(fields: FieldSpec[], resource: unknown): FormValues {
   for (const f of fields) {
     const v = getPath(resource, f.name);
     if (v === undefined || v === null || (typeof v === 'object')) continue;
-    out[f.name] = f.kind === 'checkbox' ? Boolean(v) : String(v);
+    out[f.name] = f.kind === 'checkbox' ? Boolean(v) : f.kind === 'date' ? String(v).slice(0, 10) : String(v);
   }
   return out;
 }
@@ -137,7 +141,7 @@ export function ResourceForm(props: {
             </div>
             {f.kind === 'select' ? (
               <select {...common} value={typeof v === 'string' ? v : ''} onChange={(e) => set(e.target.value)}>
-                <option value="">{f.hint ? `default (${f.hint})` : 'choose…'}</option>
+                <option value="">{f.empty ?? (f.hint ? `default (${f.hint})` : 'choose…')}</option>
                 {f.options?.map((o) => typeof o === 'string'
                   ? <option key={o} value={o}>{o}</option>
                   : <option key={o.value} value={o.value}>{o.label}</option>)}
@@ -148,7 +152,7 @@ export function ResourceForm(props: {
               <textarea {...common} rows={3} placeholder={f.hint} value={typeof v === 'string' ? v : ''} onChange={(e) => set(e.target.value)} />
             ) : (
               <input
-                {...common} type={f.kind === 'number' ? 'number' : f.kind === 'password' ? 'password' : f.kind === 'url' ? 'url' : 'text'}
+                {...common} type={f.kind === 'number' ? 'number' : f.kind === 'password' ? 'password' : f.kind === 'url' ? 'url' : f.kind === 'date' ? 'date' : 'text'}
                 autoComplete={f.kind === 'password' ? 'new-password' : 'off'}
                 placeholder={f.hint} value={typeof v === 'string' ? v : ''} onChange={(e) => set(e.target.value)}
               />

@@ -22,6 +22,12 @@ const port: FieldSpec[] = [
   { name: 'ports.0.publicly_accessible', label: 'Publicly accessible', kind: 'checkbox' },
 ];
 
+/** the hint ('true' or none) is the environment's auto_preview, which a new service takes when not sent */
+const autoPreview: FieldSpec = {
+  name: 'auto_preview', label: 'Preview environment for each pull request', kind: 'checkbox',
+  help: 'a pull request against the tracked branch gets a copy of the environment (needs the organization\'s git webhook)',
+};
+
 export const CREATE_FIELDS: Record<ServiceKind, FieldSpec[]> = {
   application: [
     { name: 'name', label: 'Name', required: true },
@@ -29,10 +35,12 @@ export const CREATE_FIELDS: Record<ServiceKind, FieldSpec[]> = {
     { name: 'git_repository.url', label: 'Git repository URL', kind: 'url', required: true, hint: 'https://github.com/you/app.git' },
     { name: 'git_repository.branch', label: 'Branch', hint: 'main' },
     { name: 'git_repository.root_path', label: 'Root path', hint: '/' },
+    { name: 'git_repository.git_token_id', label: 'Git token', kind: 'select', empty: 'none (a public repository)', help: 'for a private repository: one of the organization\'s git tokens' },
     { name: 'build_mode', label: 'Build mode', kind: 'select', options: ['DOCKER'], hint: 'DOCKER' },
     { name: 'dockerfile_path', label: 'Dockerfile path', hint: 'Dockerfile' },
     ...runtime, ...port,
     { name: 'auto_deploy', label: 'Deploy automatically on new commits', kind: 'checkbox', hint: 'true' },
+    autoPreview,
   ],
   container: [
     { name: 'name', label: 'Name', required: true },
@@ -74,7 +82,11 @@ export const EDIT_FIELDS: Record<ServiceKind, FieldSpec[]> = {
   application: CREATE_FIELDS.application.filter((f) => !f.name.startsWith('ports.')).map((f) => ({ ...f, required: false })),
   container: CREATE_FIELDS.container.filter((f) => !f.name.startsWith('ports.')).map((f) => ({ ...f, required: false })),
   database: CREATE_FIELDS.database.filter((f) => f.name !== 'type' && f.name !== 'mode').map((f) => ({ ...f, required: false })),
-  job: CREATE_FIELDS.job.filter((f) => f.name.startsWith('source.') === false && !f.name.startsWith('schedule.')).map((f) => ({ ...f, required: false })),
+  job: [
+    ...CREATE_FIELDS.job.filter((f) => f.name.startsWith('source.') === false && !f.name.startsWith('schedule.')).map((f) => ({ ...f, required: false })),
+    // acted on for jobs built from git (made through the API; the console makes image jobs)
+    { ...autoPreview, help: 'for a job built from git: a pull request against its branch gets a copy of the environment' },
+  ],
 };
 
 export const WORKFLOW_FIELDS: FieldSpec[] = [

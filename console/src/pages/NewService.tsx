@@ -5,11 +5,13 @@ import { useState } from 'react';
 import { api, call, json } from '../api.ts';
 import { ResourceForm, type FieldSpec } from '../form.tsx';
 import { CREATE_FIELDS, LABEL, SERVICE_KINDS, WORKFLOW_FIELDS, type ServiceKind } from '../specs.ts';
+import { useGitTokens } from './OrgGit.tsx';
 
-/** fills the select options that come from the organization (registries, LLM providers) */
+/** fills the select options that come from the organization (registries, LLM providers, git tokens) */
 export function useOrgOptions(orgId: string, fields: FieldSpec[]): FieldSpec[] {
   const needsRegistry = fields.some((f) => f.name.endsWith('registry_id'));
   const needsProvider = fields.some((f) => f.name === 'model.llm_provider_id');
+  const gitTokens = useGitTokens(orgId, fields.some((f) => f.name.endsWith('git_token_id')));
   const registries = useQuery({
     queryKey: ['registries', orgId], enabled: needsRegistry,
     queryFn: () => call(api.GET('/organization/{organizationId}/containerRegistry', { params: { path: { organizationId: orgId } } })),
@@ -22,6 +24,10 @@ export function useOrgOptions(orgId: string, fields: FieldSpec[]): FieldSpec[] {
     if (f.name.endsWith('registry_id')) {
       const options = registries.data?.results.map((r) => ({ value: r.id, label: `${r.name} (${r.kind})` })) ?? [];
       return { ...f, options, help: registries.data && options.length === 0 ? "No registry yet: add one under the organization's Container registries." : f.help };
+    }
+    if (f.name.endsWith('git_token_id')) {
+      const options = gitTokens.data?.results.map((t) => ({ value: t.id, label: `${t.name} (${t.type})` })) ?? [];
+      return { ...f, options, help: gitTokens.data && options.length === 0 ? "No git token yet: add one under the organization's Git tab." : f.help };
     }
     if (f.name === 'model.llm_provider_id') return { ...f, options: providers.data?.results.map((r) => ({ value: r.id, label: `${r.name} (${r.type})` })) ?? [] };
     return f;
@@ -38,7 +44,13 @@ export function completePorts(body: Record<string, unknown>): Record<string, unk
 
 export function NewService(props: { envId: string; orgId: string; onCancel: () => void; onCreated: (href: string) => void }) {
   const [kind, setKind] = useState<ServiceKind | 'workflow'>('application');
-  const fields = useOrgOptions(props.orgId, kind === 'workflow' ? WORKFLOW_FIELDS : CREATE_FIELDS[kind]);
+  const env = useQuery({
+    queryKey: ['environment', props.envId],
+    queryFn: () => call(api.GET('/environment/{environmentId}', { params: { path: { environmentId: props.envId } } })),
+  });
+  // a service created without auto_preview takes its environment's: the box starts as that
+  const fields = useOrgOptions(props.orgId, kind === 'workflow' ? WORKFLOW_FIELDS : CREATE_FIELDS[kind])
+    .map((f) => (f.name === 'auto_preview' && env.data?.auto_preview ? { ...f, hint: 'true' } : f));
   return (
     <div className="card">
       <fieldset className="kinds">

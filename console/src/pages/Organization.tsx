@@ -1,5 +1,6 @@
 // One organization: its projects (the way down to environments and services), and tabs for its
-// members, API tokens, container registries, webhooks, LLM providers and MCP connectors.
+// members, API tokens, container registries, git (tokens and webhook), webhooks, LLM providers and
+// MCP connectors.
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
@@ -10,10 +11,11 @@ import type { PageProps } from '../main.tsx';
 import { Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
 import { Members, Tokens } from './OrgPeople.tsx';
 import { LlmProviders, McpConnectors, Registries, Webhooks } from './OrgIntegrations.tsx';
+import { GitTokens, GitWebhook } from './OrgGit.tsx';
 
 const TABS = [
   ['projects', 'Projects'], ['members', 'Members'], ['tokens', 'API tokens'], ['registries', 'Container registries'],
-  ['webhooks', 'Webhooks'], ['llm', 'LLM providers'], ['mcp', 'MCP connectors'],
+  ['git', 'Git'], ['webhooks', 'Webhooks'], ['llm', 'LLM providers'], ['mcp', 'MCP connectors'],
 ] as const;
 
 export function useOrganization(orgId: string | undefined) {
@@ -43,6 +45,8 @@ export function OrganizationPage(p: PageProps & { orgId: string; tab: string }) 
       {p.tab === 'members' && <Members orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'tokens' && <Tokens orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'registries' && <Registries orgId={p.orgId} canManage={caps.canManage} />}
+      {p.tab === 'git' && <GitTokens orgId={p.orgId} canManage={caps.canManage} />}
+      {p.tab === 'git' && <GitWebhook orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'webhooks' && <Webhooks orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'llm' && <LlmProviders orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'mcp' && <McpConnectors orgId={p.orgId} canManage={caps.canManage} />}
