@@ -5088,7 +5088,7 @@ export interface components {
             target_url: string;
             description: string | null;
             enabled: boolean;
-            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED")[];
+            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED")[];
             project_names_filter: string[];
             environment_types_filter: string[];
             /** @description true when the signing secret was given as target_secret */
@@ -5128,7 +5128,7 @@ export interface components {
             trigger: string;
             /** @description the cron occurrence this run is for */
             scheduled_for: string | null;
-            /** @description QUEUED → RUNNING → SUCCEEDED / FAILED */
+            /** @description QUEUED → RUNNING → SUCCEEDED / FAILED, or CANCELED (a cron occurrence skipped while another run was still running: cronjob.concurrency_policy Forbid; the message says so) */
             status: string;
             /** @description of the last attempt */
             exit_code: number | null;
@@ -29203,7 +29203,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
+                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -29228,7 +29228,7 @@ export interface operations {
                         target_url: string;
                         description: string | null;
                         enabled: boolean;
-                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED")[];
+                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED")[];
                         project_names_filter: string[];
                         environment_types_filter: string[];
                         /** @description true when the signing secret was given as target_secret */
@@ -29417,7 +29417,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
+                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };

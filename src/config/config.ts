@@ -68,6 +68,10 @@ export interface Config {
   readonly gitPollIntervalSeconds: number;
   /** how many repositories the poller checks at once */
   readonly gitPollConcurrency: number;
+  /** seconds between two samples of the autoscaled services' CPU and memory (one worker process at a time); a decision uses two intervals of samples (decision 0338) */
+  readonly autoscaleIntervalSeconds: number;
+  /** an autoscaled service scales down only after its recommendations were lower for this many seconds (the HPA's scale-down stabilization window) */
+  readonly autoscaleDownStabilizationSeconds: number;
   /** open preview environments (pull requests) one environment may have at once; the next is refused (decision 0342) */
   readonly previewMaxPerEnvironment: number;
   /** a preview environment no pull-request event touched for this many hours is deleted (a missed close) */
@@ -225,6 +229,8 @@ export function loadConfig(env: Env = process.env): Config {
     logPruneIntervalSeconds: int(env, 'LOG_PRUNE_INTERVAL_SECONDS', 60, 1, 86_400),
     gitPollIntervalSeconds: int(env, 'GIT_POLL_INTERVAL_SECONDS', 60, 0, 86_400),
     gitPollConcurrency: int(env, 'GIT_POLL_CONCURRENCY', 4, 1, 64),
+    autoscaleIntervalSeconds: int(env, 'AUTOSCALE_INTERVAL_SECONDS', 15, 1, 3600),
+    autoscaleDownStabilizationSeconds: int(env, 'AUTOSCALE_DOWN_STABILIZATION_SECONDS', 300, 0, 86_400),
     previewMaxPerEnvironment: int(env, 'PREVIEW_MAX_PER_ENVIRONMENT', 5, 0, 100),
     previewTtlHours: int(env, 'PREVIEW_TTL_HOURS', 168, 1, 8760),
   });

@@ -21,6 +21,7 @@ export interface DriverService {
   slug: string;
   environmentId: string;
   spec: Record<string, unknown>;
+  /** complete (every key of the kind, defaults included; {} for types without any); engines read them through settings.ts */
   advancedSettings: Record<string, unknown>;
   gitCommitId: string | null;
   imageTag: string | null;
@@ -34,7 +35,14 @@ export interface DriverService {
   plan?: RuntimePlan;
 }
 
-export interface JobRunOutcome { exitCode: number; attempts: number; reason: string | null }
+/** a service whose ingress settings changed: its complete advanced settings and its variables (only the basic-auth one is read) */
+export interface IngressSettingsTarget { id: string; advancedSettings: Record<string, unknown>; env: Record<string, string> }
+
+export interface JobRunOutcome {
+  exitCode: number; attempts: number; reason: string | null;
+  /** the run did not start (cronjob.concurrency_policy Forbid: another run was still running); exitCode and attempts are 0 */
+  skipped?: boolean;
+}
 
 /** what a build produced: the commit it built and the image it tagged */
 export interface BuildResult { gitCommitId: string | null; imageTag: string }
@@ -72,6 +80,11 @@ export interface EngineDriver {
   status(service: DriverService): Promise<RuntimeStatus>;
   /** runs a job's container to completion once (a cron occurrence or a lifecycle command) */
   runJob?(service: DriverService, runId: string, command: 'cron' | 'start' | 'stop' | 'delete', line: (text: string) => Promise<void>, signal: AbortSignal): Promise<JobRunOutcome>;
+  /**
+   * applies a service's ingress settings (network.ingress.*) to its running routes at once, without
+   * a redeploy (decision 0337); notes on what could not be applied as given (never a secret)
+   */
+  applyIngressSettings(service: IngressSettingsTarget): Promise<string[]>;
   /** runs an agentic workflow's agent to its end (the run container, its proxy, its transcript); cancel through `signal` */
   runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome>;
   /** releases connections and watchers (process shutdown) */

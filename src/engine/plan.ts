@@ -79,6 +79,8 @@ export interface RuntimePlan {
   cpuMilli: number;
   memoryMiB: number;
   replicas: number;
+  /** autoscaling's upper bound (max_running_instances; decision 0338): above `replicas`, a deployment keeps the count running now within both; absent: `replicas` */
+  maxReplicas?: number;
   ports: PortPlan[];
   readiness: ProbePlan | null;
   liveness: ProbePlan | null;

@@ -149,6 +149,8 @@ export function createSimulatedDriver(): EngineDriver {
         result: result ? `${SIMULATED_PREFIX}${result}` : null, numTurns: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: Date.now() - started,
       };
     },
+    /** there is no ingress: nothing to apply */
+    async applyIngressSettings() { return []; },
     async status(): Promise<RuntimeStatus> {
       return { state: 'UNKNOWN' };
     },

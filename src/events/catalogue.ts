@@ -42,6 +42,30 @@ export const WorkflowRunEventPayload = Type.Object({
   duration_ms: Type.Union([Type.Integer(), Type.Null()]),
 }, { additionalProperties: true });
 
+/** payload of SERVICE_SCALED (decision 0338); the service id is also given under its type's name (application_id, container_id) */
+export const ServiceScaledEventPayload = Type.Object({
+  service_id: Id,
+  service_type: Type.String(),
+  service_name: Type.String(),
+  environment_id: Id,
+  project_id: Id,
+  organization_id: Id,
+  deployment_id: Type.Union([Id, Type.Null()], { description: 'the deployment whose version runs (the replicas added or removed are of it)' }),
+  direction: Type.String({ description: 'UP or DOWN' }),
+  from_replicas: Type.Integer(),
+  to_replicas: Type.Integer(),
+  min_replicas: Type.Integer(),
+  max_replicas: Type.Integer(),
+  reason: Type.String({ description: 'METRICS, or MIN / MAX when the count was outside its bounds' }),
+  metrics: Type.Array(Type.Object({
+    name: Type.String({ description: 'CPU or memory' }),
+    average_utilization_percent: Type.Number({ description: 'of the replicas\' limit, averaged over the window and the replicas' }),
+    target_utilization_percent: Type.Integer(),
+  })),
+  window_seconds: Type.Integer(),
+  message: Type.String({ description: 'the line written in the service\'s log' }),
+}, { additionalProperties: true });
+
 export interface EventKindEntry {
   readonly description: string;
   readonly payload: TSchema;
@@ -55,6 +79,7 @@ export const EVENT_KINDS = {
   WORKFLOW_RUN_STARTED: { description: 'an agentic workflow run was started (webhook, schedule or by hand)', payload: WorkflowRunEventPayload },
   WORKFLOW_RUN_SUCCEEDED: { description: 'an agentic workflow run succeeded', payload: WorkflowRunEventPayload },
   WORKFLOW_RUN_FAILED: { description: 'an agentic workflow run failed', payload: WorkflowRunEventPayload },
+  SERVICE_SCALED: { description: 'an autoscaled application or container gained or lost a replica (docker engine, decision 0338)', payload: ServiceScaledEventPayload },
 } as const satisfies Record<string, EventKindEntry>;
 
 export type EventKind = keyof typeof EVENT_KINDS;

@@ -5,6 +5,8 @@
 import type { AppContext } from '../context.ts';
 import { EngineFailure, type DriverService, type EngineDriver, type LogSink } from '../engine/engine.ts';
 import { buildRuntimePlan } from '../modules/deployments/runtime-plan.ts';
+import { completeAdvancedSettings } from '../modules/services/advanced-settings/index.ts';
+import { ADVANCED_SETTINGS_KINDS } from '../modules/services/services.service.ts';
 import * as repo from '../modules/deployments/deployments.repo.ts';
 import { advance, runningControllers, settle, start, wakeQueue } from '../modules/deployments/deployments.lifecycle.ts';
 import {
@@ -33,7 +35,9 @@ function driverService(svc: repo.ServiceRow, d: repo.DeploymentRow, simulateFail
   return {
     simulateFailure,
     id: svc.id, type: svc.type, name: svc.name, slug: svc.slug, environmentId: svc.environment_id, spec: svc.spec ?? {},
-    advancedSettings: svc.advanced_settings ?? {}, gitCommitId: d.git_commit_id, imageTag: d.image_tag,
+    // complete (defaults included): the engine applies every key, not only those that differ from the defaults
+    advancedSettings: ADVANCED_SETTINGS_KINDS[svc.type] ? completeAdvancedSettings(ADVANCED_SETTINGS_KINDS[svc.type]!, svc.advanced_settings) : {},
+    gitCommitId: d.git_commit_id, imageTag: d.image_tag,
     projectId: svc.project_id, organizationId: svc.organization_id, deploymentId: d.id,
   };
 }

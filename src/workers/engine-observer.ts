@@ -11,6 +11,7 @@ import { labelFilter, parseRoutes } from '../engine/docker/naming.ts';
 import { observeDocker, type DockerObserver } from '../engine/docker/observer.ts';
 import { publishedPorts } from '../engine/docker/replicas.ts';
 import { livenessChecker } from '../engine/docker/liveness.ts';
+import { scalingReplicaNames } from '../modules/services/autoscale.repo.ts';
 import { insertLog } from '../modules/deployments/deployments.repo.ts';
 import {
   holdLease, insertRuntimeLine, markRecovered, markRuntimeFailure, releaseLease, runtimeResumePoint, serviceStates,
@@ -34,7 +35,10 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
   const onError = (err: unknown) => ctx.logger.warn({ err }, 'engine observer');
 
   async function reconcile(): Promise<void> {
-    const replicas = await docker.listContainers({ all: true, filters: labelFilter({ 'berth.role': 'replica' }) });
+    // replicas the autoscaler is starting or stopping are neither failures nor routed here (decision 0338)
+    const scaling = await scalingReplicaNames(ctx.db);
+    const replicas = (await docker.listContainers({ all: true, filters: labelFilter({ 'berth.role': 'replica' }) }))
+      .filter((c) => !scaling.has(c.Names[0]?.replace(/^\//, '') ?? ''));
     const byService = new Map<string, typeof replicas>();
     for (const c of replicas) {
       const id = c.Labels['berth.service_id']!;
@@ -72,6 +76,7 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
     observer = observeDocker(docker, {
       async event(e) {
         if (e.role !== 'replica' || e.action === 'start') return;
+        if ((await scalingReplicaNames(ctx.db)).has(e.name)) return; // stopped by the autoscaler, or a new replica it is starting (0338)
         const why = e.action === 'oom' ? 'ran out of memory' : `exited with code ${e.exitCode ?? '?'}`;
         const marked = await ctx.db.transaction((tx) => markRuntimeFailure(tx, deps, e.serviceId, e.generation, `A replica of the service ${why} (container ${e.containerId.slice(0, 12)})`));
         if (marked) ctx.logger.warn({ serviceId: e.serviceId, exitCode: e.exitCode }, 'a running service failed');

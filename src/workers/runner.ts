@@ -1,6 +1,6 @@
 // The worker runner: subscribes each task kind to its handler and installs the recurring
-// tasks; starts the engine observer, the log pruner and the git poller (each active in one
-// process at a time).
+// tasks; starts the engine observer, the log pruner, the git poller and the autoscaler (each
+// active in one process at a time).
 // Runs in roles `all` and `worker`; handlers call the same services the API does.
 import type { AppContext } from '../context.ts';
 import { startDeploymentWorkers } from './deployments.ts';
@@ -13,6 +13,7 @@ import { startJobRunWorkers } from './job-runs.ts';
 import { startEngineObserver } from './engine-observer.ts';
 import { startLogPruner } from './log-retention.ts';
 import { startGitPoller } from './git-poll.ts';
+import { startAutoscaler } from './autoscale.ts';
 
 export interface Workers { stop(): Promise<void> }
 
@@ -30,5 +31,6 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const observer = startEngineObserver(ctx);
   const pruner = startLogPruner(ctx);
   const gitPoller = startGitPoller(ctx);
-  return { stop: async () => { await observer?.stop(); await pruner?.stop(); await gitPoller.stop(); } };
+  const autoscaler = startAutoscaler(ctx);
+  return { stop: async () => { await autoscaler?.stop(); await observer?.stop(); await pruner?.stop(); await gitPoller.stop(); } };
 }

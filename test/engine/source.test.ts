@@ -199,3 +199,44 @@ describe('tokens and abort', () => {
     await rm(workDir, { recursive: true, force: true });
   });
 });
+
+describe('submodules', () => {
+  test('checked out (recursively, over dumb HTTP too) unless build.skip_git_submodules says not to', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'berth-test-submodules-'));
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', GIT_CONFIG_GLOBAL: '/dev/null' };
+    const git = (...args: string[]) => run('git', args, { env });
+    await mkdir(join(root, 'srv'));
+    const server = await serveDirectory(join(root, 'srv'));
+    const publish = async (work: string, name: string) => {
+      await git('clone', '-q', '--bare', work, join(root, 'srv', `${name}.git`));
+      await git('-C', join(root, 'srv', `${name}.git`), 'update-server-info');
+      return `http://127.0.0.1:${server.port}/${name}.git`;
+    };
+    try {
+      await git('init', '-q', '-b', 'main', join(root, 'lib'));
+      await writeFile(join(root, 'lib', 'lib.txt'), 'from the submodule\n');
+      await git('-C', join(root, 'lib'), 'add', '.');
+      await git('-C', join(root, 'lib'), 'commit', '-q', '-m', 'lib');
+      const libUrl = await publish(join(root, 'lib'), 'lib');
+      await git('init', '-q', '-b', 'main', join(root, 'app'));
+      await writeFile(join(root, 'app', 'Dockerfile'), 'FROM scratch\n');
+      await git('-C', join(root, 'app'), 'submodule', 'add', '-q', libUrl, 'vendor/lib');
+      await git('-C', join(root, 'app'), 'add', '.');
+      await git('-C', join(root, 'app'), 'commit', '-q', '-m', 'app with a submodule');
+      const appUrl = await publish(join(root, 'app'), 'app');
+
+      const withSubmodules = await mkdtemp(join(root, 'clone-'));
+      const lines: string[] = [];
+      const c = await cloneRepository(source(appUrl), { allowLocal: false, workDir: withSubmodules, submodules: true }, async (l) => { lines.push(l); }, never);
+      assert.equal(await readFile(join(c.dir, 'vendor/lib/lib.txt'), 'utf8'), 'from the submodule\n');
+      assert.ok(lines.includes('Checking out the submodules (build.skip_git_submodules skips them)'), lines.join('\n'));
+
+      const without = await mkdtemp(join(root, 'clone-'));
+      const skipped = await cloneRepository(source(appUrl), { allowLocal: false, workDir: without, submodules: false }, async () => {}, never);
+      assert.equal(existsSync(join(skipped.dir, 'vendor/lib/lib.txt')), false);
+    } finally {
+      await server.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});

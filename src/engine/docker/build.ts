@@ -1,7 +1,8 @@
 // Image builds: the build context (a directory, honoring its .dockerignore) streamed as a tar to
 // the daemon's classic builder (POST /build), every line of its output handed to the log as it
 // arrives, the builder's own error turned into EngineFailure('build'), and the build's memory
-// capped so one build cannot take the host down.
+// capped so one build cannot take the host down. The service's build.* advanced settings set
+// each build step's memory and CPU quota and turn the layer cache off (decision 0336).
 import dockerignoreModule from '@balena/dockerignore';
 import type Docker from 'dockerode';
 import { lstatSync } from 'node:fs';
@@ -24,6 +25,24 @@ export interface BuildRequest {
   target?: string;
   /** memory limit of each build step's container in bytes (default 2 GiB) */
   memoryBytes?: number;
+  /** CPU quota of each build step's container in millicores (build.cpu_max_in_milli; 0 or absent: none) */
+  cpuMilli?: number;
+  /** build without the daemon's layer cache (build.disable_buildkit_cache) */
+  noCache?: boolean;
+}
+
+/** the CFS period the CPU quota is a share of (Docker's default, 100 ms) */
+const CPU_PERIOD_US = 100_000;
+
+/** the classic builder's resource options for a request: memory (swap equal), CPU quota, cache */
+export function buildLimits(req: Pick<BuildRequest, 'memoryBytes' | 'cpuMilli' | 'noCache'>): Record<string, number | boolean> {
+  const memory = req.memoryBytes ?? DEFAULT_BUILD_MEMORY_BYTES;
+  const cpu = req.cpuMilli ?? 0;
+  return {
+    memory, memswap: memory,
+    ...(cpu > 0 ? { cpuperiod: CPU_PERIOD_US, cpuquota: Math.max(1000, Math.round((cpu * CPU_PERIOD_US) / 1000)) } : {}),
+    ...(req.noCache ? { nocache: true } : {}),
+  };
 }
 
 export const DEFAULT_BUILD_MEMORY_BYTES = 2 * 1024 * 1024 * 1024;
@@ -68,13 +87,12 @@ export async function buildImage(docker: Docker, req: BuildRequest, log: (line: 
     throw new EngineFailure('build', `build context ${req.contextDir} is not a directory`);
   }
   signal.throwIfAborted();
-  const memory = req.memoryBytes ?? DEFAULT_BUILD_MEMORY_BYTES;
   let stream: NodeJS.ReadableStream;
   try {
     stream = await docker.buildImage(await contextTar(req.contextDir, dockerfile) as never, {
       t: req.tag, dockerfile, buildargs: req.buildArgs, labels: req.labels,
       ...(req.target ? { target: req.target } : {}),
-      rm: true, forcerm: true, memory, memswap: memory, abortSignal: signal,
+      rm: true, forcerm: true, ...buildLimits(req), abortSignal: signal,
     } as Docker.ImageBuildOptions);
   } catch (err) {
     signal.throwIfAborted();

@@ -2,7 +2,9 @@
 // limits (always set), restart policy, ports published on loopback (a PUBLIC database's on
 // INGRESS_HOST, at its reserved port), named volumes only
 // (never a bind mount, so never the Docker socket), the environment's network with the service's
-// DNS aliases, rotated json logs.
+// DNS aliases, rotated json logs; the stop timeout is the service's termination grace period, and
+// security.read_only_root_filesystem makes the root filesystem read-only with a writable tmpfs
+// at /tmp (decision 0336).
 import type { ContainerCreateOptions } from 'dockerode';
 import type { RuntimePlan } from '../plan.ts';
 import { networkName, volumeName } from './naming.ts';
@@ -28,11 +30,23 @@ export interface ReplicaInput {
   cmd?: string[] | null;
   /** database data directory on the service's volume */
   dataDir?: string | null;
+  /** deployment.termination_grace_period_seconds: the container's stop timeout (default 10) */
+  graceSeconds?: number;
+  /** security.read_only_root_filesystem: a read-only root with a writable /tmp */
+  readOnlyRootFilesystem?: boolean;
 }
+
+/** the tmpfs a read-only container writes to: sticky and writable by every user, like /tmp */
+export const WRITABLE_TMP = { '/tmp': 'rw,nosuid,nodev,exec,mode=1777' };
 
 /** the address Docker binds a published port to: INGRESS_HOST, without IPv6 brackets */
 export function publishAddress(ingressHost: string): string {
   return ingressHost.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** why file variables cannot reach a read-only container: Docker writes them into its root filesystem before it starts */
+export function readOnlyFilesRefused(files: ReadonlyArray<{ path: string }>): string {
+  return `security.read_only_root_filesystem is on, and Docker cannot write file variables (${files.map((f) => f.path).join(', ')}) into a read-only root filesystem: turn the setting off, or pass these values as environment variables`;
 }
 
 export function replicaCreateOptions(input: ReplicaInput): ContainerCreateOptions {
@@ -62,7 +76,7 @@ export function replicaCreateOptions(input: ReplicaInput): ContainerCreateOption
     ...(entrypoint ? { Entrypoint: [entrypoint] } : {}),
     ...(input.cmd ? { Cmd: input.cmd } : args.length > 0 ? { Cmd: args } : {}),
     ExposedPorts: exposed,
-    StopTimeout: 10,
+    StopTimeout: input.graceSeconds ?? 10,
     HostConfig: {
       PortBindings: bindings,
       Memory: Math.max(6, plan.memoryMiB) * 1024 * 1024,
@@ -74,6 +88,8 @@ export function replicaCreateOptions(input: ReplicaInput): ContainerCreateOption
       SecurityOpt: ['no-new-privileges'],
       NetworkMode: network,
       LogConfig: { Type: 'json-file', Config: { 'max-size': '10m', 'max-file': '3' } },
+      // a volume of the service's own at /tmp is writable already (Docker refuses two mounts there)
+      ...(input.readOnlyRootFilesystem ? { ReadonlyRootfs: true, ...(mounts.some((m) => m.Target.replace(/\/+$/, '') === '/tmp') ? {} : { Tmpfs: { ...WRITABLE_TMP } }) } : {}),
     },
     NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: plan.aliases } } },
   };

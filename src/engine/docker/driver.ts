@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentRunSpec, BuildResult, DriverService, EngineDriver, LogSink, RuntimeStatus } from '../engine.ts';
+import type { AgentRunSpec, BuildResult, DriverService, EngineDriver, IngressSettingsTarget, LogSink, RuntimeStatus } from '../engine.ts';
 import { EngineFailure } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { buildImage } from './build.ts';
@@ -18,7 +18,11 @@ import { ensureImage } from './images.ts';
 import { runJobToCompletion } from './jobs.ts';
 import { builtImageTag, labelFilter, networkName, ownerLabels, parseProbe, parseRoutes, volumeName, type OwnerIds } from './naming.ts';
 import { listReplicas, publishedPorts, probeTarget, stopAndRemove } from './replicas.ts';
+import { serviceSettings } from '../settings.ts';
+import { terminate, terminationOf } from './termination.ts';
 import { rollout, switchIngress, type IngressLike } from './rollout.ts';
+import { applyIngressSettings, ingressWithSettings } from './ingress-settings.ts';
+import { replicasForDeploy } from './autoscale.ts';
 import { cloneRepository, redactUrls } from './source.ts';
 import { waitReady } from './health.ts';
 import { ensureEnvironmentNetwork } from './networks.ts';
@@ -85,7 +89,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     await ensureNetwork(service);
     const job = plan.job!;
     const cmd = command === 'cron' ? job.cron : command === 'start' ? job.onStart : command === 'stop' ? job.onStop : job.onDelete;
-    return runJobToCompletion({ docker, ids: idsOf(service), slug: service.slug, runId, image, plan, command: cmd }, line, signal);
+    return runJobToCompletion({
+      docker, ids: idsOf(service), slug: service.slug, runId, image, plan, command: cmd, settings: serviceSettings(service.advancedSettings), cron: command === 'cron',
+    }, line, signal);
   }
 
   const driver = {
@@ -95,6 +101,7 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     ingress: options.ingress,
     runJob,
     publicUrlsUnavailable: options.ingress ? null : NO_INGRESS,
+    applyIngressSettings: (service: IngressSettingsTarget) => applyIngressSettings(docker, options.ingress, service),
     runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal) {
       return runAgent({ docker, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
     },
@@ -107,6 +114,10 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
       const plan = planOf(service);
       if (plan.source?.kind !== 'git') throw new EngineFailure('build', 'Nothing to build: the service has no git source');
       const { git, dockerfilePath, dockerfileRaw, target } = plan.source;
+      const limits = serviceSettings(service.advancedSettings).build;
+      // build.timeout_max_sec bounds the clone and the build together (0: no limit)
+      const timeout = limits.timeoutSeconds > 0 ? AbortSignal.timeout(limits.timeoutSeconds * 1000) : null;
+      const stopped = timeout ? AbortSignal.any([signal, timeout]) : signal;
       const workDir = await mkdtemp(join(tmpdir(), 'berth-build-'));
       try {
         let contextDir = workDir;
@@ -114,7 +125,7 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
         if (git) {
           await log('BUILD', `Cloning ${redactUrls(git.url)} (${service.gitCommitId ?? git.commit ? `commit ${service.gitCommitId ?? git.commit}` : `branch ${git.branch ?? 'main'}`})`);
           const source = { ...git, commit: service.gitCommitId ?? git.commit };
-          const cloned = await cloneRepository(source, { allowLocal: options.allowLocalGit, workDir }, lineLogger(log, 'BUILD'), signal);
+          const cloned = await cloneRepository(source, { allowLocal: options.allowLocalGit, workDir, submodules: !limits.skipSubmodules }, lineLogger(log, 'BUILD'), stopped);
           commit = cloned.commit;
           contextDir = cloned.contextDir;
         }
@@ -129,9 +140,15 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
         await buildImage(docker, {
           contextDir, dockerfilePath: dockerfile, tag, buildArgs: plan.env, ...(target ? { target } : {}),
           labels: { ...ownerLabels(idsOf(service)), 'berth.version': version },
-        }, lineLogger(log, 'BUILD'), signal);
+          cpuMilli: limits.cpuMilli, noCache: limits.noCache, ...(limits.ramGiB > 0 ? { memoryBytes: limits.ramGiB * 1024 ** 3 } : {}),
+        }, lineLogger(log, 'BUILD'), stopped);
         await log('BUILD', `Built ${tag}`);
         return { gitCommitId: commit, imageTag: tag };
+      } catch (err) {
+        if (timeout?.aborted && !signal.aborted) {
+          throw new EngineFailure('build', `The build took longer than build.timeout_max_sec (${limits.timeoutSeconds} s) and was stopped`);
+        }
+        throw err;
       } finally {
         await rm(workDir, { recursive: true, force: true }).catch(() => {});
       }
@@ -166,10 +183,13 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
       for (const key of [...plan.volumes.map((v) => v.key), ...(database ? ['data'] : [])]) {
         await docker.createVolume({ Name: volumeName(service.id, key), Labels: ownerLabels(idsOf(service)) });
       }
+      // an autoscaled service keeps the replicas it runs now, within its bounds (decision 0338)
+      const replicas = await replicasForDeploy(docker, service.id, service.deploymentId ?? '', plan);
+      if (replicas > Math.max(1, plan.replicas)) await log('DEPLOY', `Autoscaled: starting as many replicas as run now, ${replicas} (between ${Math.max(1, plan.replicas)} and ${plan.maxReplicas})`);
       await rollout({
-        docker, ingress: options.ingress, ingressSettings: options.ingressSettings, ids: idsOf(service), slug: service.slug,
-        generation: service.deploymentId ?? `${Date.now()}`, image, plan, readyTimeoutMs, drainMs,
-        extraEnv: database?.env, cmd: database?.cmd, dataDir: database?.dataDir, publicPort,
+        docker, ingress: await ingressWithSettings(options.ingress, service.advancedSettings, plan, log), ingressSettings: options.ingressSettings, ids: idsOf(service), slug: service.slug,
+        generation: service.deploymentId ?? `${Date.now()}`, image, plan: { ...plan, replicas }, readyTimeoutMs, drainMs,
+        extraEnv: database?.env, cmd: database?.cmd, dataDir: database?.dataDir, publicPort, settings: serviceSettings(service.advancedSettings),
       }, log, signal);
       if (publicPort) await log('DEPLOY', `Published on ${publicPort.hostIp}:${publicPort.hostPort} (PUBLIC)`);
       await log('DEPLOY', `${service.name} is running`);
@@ -185,20 +205,21 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
       for (const route of new Set(all.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
       const replicas = all.filter((c) => c.State === 'running' || c.State === 'restarting');
       await log('DEPLOY', `Stopping ${replicas.length} replica(s) (data and configuration kept)`);
-      await Promise.all(replicas.map((c) => docker.getContainer(c.Id).stop({ t: 10 }).catch((err: { statusCode?: number }) => {
-        if (err.statusCode !== 304 && err.statusCode !== 404) throw err;
-      })));
+      const termination = terminationOf(serviceSettings(service.advancedSettings));
+      await terminate(docker, replicas, termination, log, { then: 'stop' });
+      // job runs in progress get the grace period too (no pre-stop command: jobs have none)
       const runs = await docker.listContainers({ filters: labelFilter({ 'berth.service_id': service.id, 'berth.role': 'job-run' }) });
-      await Promise.all(runs.map((c) => docker.getContainer(c.Id).kill().catch(() => {})));
+      await terminate(docker, runs, { ...termination, preStop: null }, log, { then: 'stop' });
       await log('DEPLOY', `${service.name} stopped`);
     },
     async restart(service: DriverService, log: LogSink, signal: AbortSignal) {
       const replicas = await listReplicas(docker, service.id);
       if (replicas.length === 0) throw new EngineFailure('restart', 'The service has no replicas to restart: deploy it first');
       // what runs is restarted: its own readiness probe (a label), not one edited since
+      const termination = terminationOf(serviceSettings(service.advancedSettings));
       for (const c of replicas) {
         await log('DEPLOY', `Restarting ${c.Names[0]?.replace(/^\//, '') ?? c.Id.slice(0, 12)}`);
-        await docker.getContainer(c.Id).restart({ t: 10 });
+        await terminate(docker, [c], termination, log, { then: 'restart' });
         const fresh = (await listReplicas(docker, service.id)).find((x) => x.Id === c.Id);
         const ports = fresh ? publishedPorts(fresh) : new Map<number, number>();
         const probe = parseProbe(c.Labels['berth.readiness']);
@@ -221,7 +242,9 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
       }
       const all = await docker.listContainers({ all: true, filters: labelFilter({ 'berth.service_id': service.id }) });
       for (const route of new Set(all.flatMap((c) => parseRoutes(c.Labels['berth.routes']).map((r) => r.id)))) await options.ingress?.remove(route);
-      await stopAndRemove(docker, all.map((c) => c.Id), 5);
+      const running = all.filter((c) => c.State === 'running' && c.Labels['berth.role'] === 'replica');
+      await terminate(docker, running, terminationOf(serviceSettings(service.advancedSettings)), log, { then: 'remove' });
+      await stopAndRemove(docker, all.filter((c) => !running.includes(c)).map((c) => c.Id), 5);
       await log('DEPLOY', `Removed ${all.length} container(s) of ${service.name}`);
       // an agent run interrupted here leaves its own network: it goes with the workflow
       const runNetworks = await docker.listNetworks({ filters: labelFilter({ 'berth.service_id': service.id, 'berth.role': 'agent-network' }) });

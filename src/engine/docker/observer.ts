@@ -9,6 +9,8 @@ import { labelFilter } from './naming.ts';
 export interface ContainerEvent {
   action: 'die' | 'start' | 'oom';
   containerId: string;
+  /** the container's name (without Docker's leading slash) */
+  name: string;
   serviceId: string;
   generation: string | null;
   role: string;
@@ -140,7 +142,7 @@ export function observeDocker(docker: Docker, handlers: ObserverHandlers, onErro
               const a = raw.Actor.Attributes;
               if (!a['berth.service_id']) continue;
               const e: ContainerEvent = {
-                action: raw.Action as ContainerEvent['action'], containerId: raw.id, serviceId: a['berth.service_id'],
+                action: raw.Action as ContainerEvent['action'], containerId: raw.id, name: a.name ?? '', serviceId: a['berth.service_id'],
                 generation: a['berth.generation'] ?? null, role: a['berth.role'] ?? '', exitCode: a.exitCode !== undefined ? Number(a.exitCode) : null,
               };
               if (e.action === 'start' && e.role === 'replica') follow(e.containerId, e.serviceId, true).catch(onError);

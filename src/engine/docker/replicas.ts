@@ -50,7 +50,7 @@ export function probeTarget(docker: Docker, id: string, hostPorts: Map<number, n
 }
 
 /** runs a command in a container: its exit code and what it printed (stdout and stderr) */
-async function execIn(container: Docker.Container, command: string[], timeoutMs: number): Promise<{ exitCode: number; output: string }> {
+export async function execIn(container: Docker.Container, command: string[], timeoutMs: number): Promise<{ exitCode: number; output: string }> {
   const exec = await container.exec({ Cmd: command, AttachStdout: true, AttachStderr: true });
   const stream = await exec.start({ hijack: true, stdin: false });
   const chunks: Buffer[] = [];

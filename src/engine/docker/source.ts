@@ -4,8 +4,10 @@
 // allows them (they read the host's disk); remote helpers such as `ext::` (which run commands) are
 // refused here and again by GIT_ALLOW_PROTOCOL. No prompts, no credential helpers, no hooks. A
 // token becomes an HTTP Authorization header passed through GIT_CONFIG_* environment variables,
-// scoped to the repository's origin, so it never appears in argv or in the logs.
-import { mkdir, realpath, stat } from 'node:fs/promises';
+// scoped to the repository's origin, so it never appears in argv or in the logs. Submodules are
+// checked out (shallow, recursively) unless the service's build.skip_git_submodules says not to;
+// they go through the same transport policy and environment (decision 0336).
+import { access, mkdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
 import { EngineFailure } from '../engine.ts';
 import { runTool } from './process.ts';
@@ -128,7 +130,7 @@ async function resolveContextDir(repoDir: string, rootPath: string | null): Prom
  * symlinks included) and the full SHA checked out. Git's own lines go to `log` (the caller logs
  * what it clones). Failures throw EngineFailure('build', <git's words>).
  */
-export async function cloneRepository(source: GitSource, opts: { allowLocal: boolean; workDir: string },
+export async function cloneRepository(source: GitSource, opts: { allowLocal: boolean; workDir: string; submodules?: boolean },
   log: (line: string) => Promise<void>, signal: AbortSignal): Promise<{ dir: string; commit: string; contextDir: string }> {
   const refused = checkGitUrl(source.url, opts.allowLocal);
   if (refused) throw new EngineFailure('build', refused);
@@ -189,5 +191,14 @@ export async function cloneRepository(source: GitSource, opts: { allowLocal: boo
   if (about.code === 0 && author) await log(`Commit ${commit} by ${author}${subject ? `: ${subject}` : ''}`);
   await must(['checkout', '-q', '--detach', commit], 'checkout');
   await log(`Checked out ${commit}`);
+  if (opts.submodules && await access(join(repoDir, '.gitmodules')).then(() => true, () => false)) {
+    await log('Checking out the submodules (build.skip_git_submodules skips them)');
+    // shallow first; a server that cannot send a submodule's commit alone gets a full fetch
+    let run = await git(['submodule', 'update', '--init', '--recursive', '--depth', '1']);
+    if (run.code !== 0) run = await git(['submodule', 'update', '--init', '--recursive']);
+    if (run.code !== 0) {
+      throw new EngineFailure('build', `${lastErrorLine(run.tail, `git submodule update failed (exit ${run.code})`)} (set build.skip_git_submodules to build without the submodules)`);
+    }
+  }
   return { dir: repoDir, commit, contextDir: await resolveContextDir(repoDir, source.rootPath) };
 }

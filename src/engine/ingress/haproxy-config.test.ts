@@ -38,9 +38,15 @@ test('the config: one frontend on host:port routing by map, a 404 fallback, slot
   assert.match(config, /use_backend %\[req\.hdr\(host\),field\(1,:\),lower,map\(hosts\.map\)\]\n {2}default_backend berth-fallback/);
   assert.match(config, /backend berth-fallback\n(?: {2}.*\n)* {2}http-request return status 404 .*string "no berth service at this address\\n"/);
   assert.deepEqual([...config.matchAll(/^backend (berth-slot-\d+)$/gm)].map((m) => m[1]), ['berth-slot-0', 'berth-slot-1', 'berth-slot-2']);
-  assert.match(config, /backend berth-slot-1\n {2}balance roundrobin\n {2}server u5 127\.0\.0\.1:5\n {2}server u6 127\.0\.0\.1:6\n/);
+  // every slot has the default rules (decision 0337); the saved servers carry their options
+  assert.match(config, /backend berth-slot-1\n {2}balance roundrobin\n(?: {2}(?!server).*\n)+ {2}server u5 127\.0\.0\.1:5 pool-purge-delay 60s\n {2}server u6 127\.0\.0\.1:6 pool-purge-delay 60s\n/);
+  assert.match(config, /backend berth-slot-0\n {2}balance roundrobin\n {2}timeout connect 60s\n {2}timeout server 60s\n {2}http-request deny deny_status 413 if \{ req\.hdr_val\(content-length\) gt 104857600 \}\n {2}http-request wait-for-body time 30s\n\n/);
+  assert.match(config, /acl berth_rules str\(\),map\(rules\.map\) -m found/);
   assert.doesNotMatch(config, /hard-stop-after/, 'an old worker keeps its connections after a reload until they end');
-  assert.deepEqual(mapFiles(routes), { hosts: 'x.localhost berth-slot-1\np80-x.localhost berth-slot-1\n', routes: 'berth-slot-1 x\n' });
+  const maps = mapFiles(routes, 3);
+  assert.deepEqual({ hosts: maps.hosts, routes: maps.routes }, { hosts: 'x.localhost berth-slot-1\np80-x.localhost berth-slot-1\n', routes: 'berth-slot-1 x\n' });
+  assert.deepEqual(maps.rules.split('\n').filter(Boolean).map((l) => l.split(' ')[0]), ['berth-slot-0', 'berth-slot-1', 'berth-slot-2'], 'every slot has its rules digest');
+  assert.equal(new Set(maps.rules.split('\n').filter(Boolean).map((l) => l.split(' ')[1])).size, 1, 'default rules everywhere: one digest');
 });
 
 test('names and pool sizes', () => {

@@ -4,14 +4,18 @@
 // (hosts.map); which route owns a slot is a second map (routes.map). Servers (the replicas'
 // loopback ports) are added, put in maintenance and deleted at run time, so a route change is a
 // few runtime commands and never a reload: connections to other routes are not touched
-// (decision 0334). No I/O here.
+// (decision 0334). Each slot backend carries its route's rules (haproxy-rules.ts; free slots the
+// default ones) and rules.map says which rules each slot has (decision 0337). No I/O here.
+import { DEFAULT_DIGEST, backendRules, rulesDigest, serverOptions, userlist } from './haproxy-rules.ts';
 import { listenAddress, type RouteSpec } from './routes.ts';
+import { DEFAULT_ROUTE_SETTINGS } from './settings.ts';
 
 export const FRONTEND = 'berth';
 export const FALLBACK = 'berth-fallback';
 export const SLOT_PREFIX = 'berth-slot-';
 export const HOSTS_MAP = 'hosts.map';
 export const ROUTES_MAP = 'routes.map';
+export const RULES_MAP = 'rules.map';
 export const SOCKET_NAME = 'admin.sock';
 export const FALLBACK_BODY = 'no berth service at this address\n';
 /** slot backends a fresh proxy starts with; the pool doubles (one reload) when routes fill it */
@@ -40,12 +44,18 @@ export function slotsFor(routes: number, atLeast = INITIAL_SLOTS): number {
  */
 export function haproxyConfig(o: { host: string; port: number; slots: number; routes: SlotRoute[] }): string {
   const bySlot = new Map(o.routes.map((r) => [r.slot, r]));
-  const slots = Array.from({ length: o.slots }, (_, n) => [
-    `backend ${slotName(n)}`,
-    '  balance roundrobin',
-    ...(bySlot.get(n)?.upstreams ?? []).map((u) => `  server ${serverName(u)} ${u}`),
-    '',
-  ].join('\n'));
+  const slots = Array.from({ length: o.slots }, (_, n) => {
+    const route = bySlot.get(n);
+    const settings = route?.settings ?? DEFAULT_ROUTE_SETTINGS;
+    return [
+      `backend ${slotName(n)}`,
+      '  balance roundrobin',
+      ...backendRules(n, route?.id ?? null, settings),
+      ...(route?.upstreams ?? []).map((u) => `  server ${serverName(u)} ${u}${serverOptions(settings)}`),
+      '',
+    ].join('\n');
+  });
+  const userlists = o.routes.flatMap((r) => userlist(r.slot, r.settings ?? DEFAULT_ROUTE_SETTINGS));
   return [
     '# berth\'s ingress: written by berth at each start and reload of this proxy. Routes change at run',
     '# time through the runtime API (admin.sock); berth keeps them in routes.json. Do not edit.',
@@ -84,17 +94,26 @@ export function haproxyConfig(o: { host: string; port: number; slots: number; ro
     `backend ${FALLBACK}`,
     '  # loads routes.map, the slot → route id map berth reads and edits through the runtime API',
     `  acl berth_routes str(),map(${ROUTES_MAP}) -m found`,
+    '  # and rules.map, slot → digest of the rules its backend was written with',
+    `  acl berth_rules str(),map(${RULES_MAP}) -m found`,
     `  http-request return status 404 content-type "text/plain; charset=utf-8" string "${FALLBACK_BODY.replace('\n', '\\n')}"`,
     '',
+    ...userlists,
     ...slots,
   ].join('\n');
 }
 
-/** the two map files for these routes */
-export function mapFiles(routes: SlotRoute[]): { hosts: string; routes: string } {
+/** the digest of the rules a slot's backend is written with */
+export const slotDigest = (route: SlotRoute | undefined): string =>
+  route ? rulesDigest(route.settings ?? DEFAULT_ROUTE_SETTINGS, route.id) : DEFAULT_DIGEST;
+
+/** the three map files for these routes in a pool of `slots` slots */
+export function mapFiles(routes: SlotRoute[], slots: number): { hosts: string; routes: string; rules: string } {
+  const bySlot = new Map(routes.map((r) => [r.slot, r]));
   return {
     hosts: routes.flatMap((r) => r.hosts.map((h) => `${h} ${slotName(r.slot)}\n`)).join(''),
     routes: routes.map((r) => `${slotName(r.slot)} ${r.id}\n`).join(''),
+    rules: Array.from({ length: slots }, (_, n) => `${slotName(n)} ${slotDigest(bySlot.get(n))}\n`).join(''),
   };
 }
 

@@ -3,17 +3,19 @@
 // (master-worker, its own process group, stdio to haproxy.log, a pid file) from the routes saved
 // in routes.json, reloading it (a new worker; the old one keeps its open connections until they
 // end), telling berth's HAProxy apart from anything else on the socket, and stopping it. The
-// per-data-dir lock serialises starts, reloads and route edits of every berth process.
+// per-data-dir lock serialises starts, reloads and route edits of every berth process. The config
+// and routes.json hold basic-auth hashes (decision 0337): both are written mode 600.
 import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { delimiter, join, relative, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { FALLBACK, HOSTS_MAP, ROUTES_MAP, SOCKET_NAME, haproxyConfig, mapFiles, parseBackends, type SlotRoute } from './haproxy-config.ts';
+import { FALLBACK, HOSTS_MAP, ROUTES_MAP, RULES_MAP, SOCKET_NAME, haproxyConfig, mapFiles, parseBackends, type SlotRoute } from './haproxy-config.ts';
 import type { RouteSpec } from './routes.ts';
+import { checkSettings } from './settings.ts';
 import { processRunning } from '../../lib/processes.ts';
 
-export interface Paths { dir: string; pidFile: string; logFile: string; configFile: string; hostsMap: string; routesMap: string; saved: string; socket: string }
+export interface Paths { dir: string; pidFile: string; logFile: string; configFile: string; hostsMap: string; routesMap: string; rulesMap: string; saved: string; socket: string }
 
 export function ingressPaths(dataDir: string): Paths {
   const dir = resolve(dataDir, 'ingress');
@@ -26,6 +28,7 @@ export function ingressPaths(dataDir: string): Paths {
     configFile: join(dir, 'haproxy.cfg'),
     hostsMap: join(dir, HOSTS_MAP),
     routesMap: join(dir, ROUTES_MAP),
+    rulesMap: join(dir, RULES_MAP),
     saved: join(dir, 'routes.json'),
     // a unix socket path has at most 107 bytes: the shorter of the absolute and relative paths
     socket: near.length < socket.length ? near : socket,
@@ -110,30 +113,57 @@ export function portFree(host: string, port: number): Promise<boolean> {
 export const portTaken = (host: string, port: number) =>
   new Error(`ingress: cannot listen on ${host}:${port}, the address is in use: set INGRESS_PORT to a free port`);
 
-function writeAtomic(path: string, text: string): void {
-  writeFileSync(`${path}.tmp`, text);
+function writeAtomic(path: string, text: string, mode = 0o644): void {
+  rmSync(`${path}.tmp`, { force: true });
+  writeFileSync(`${path}.tmp`, text, { mode });
   renameSync(`${path}.tmp`, path);
 }
 
-/** the routes berth saved after its last edit (what a fresh start serves) */
+/** the routes berth saved after its last edit (what a fresh start serves), with their settings when valid */
 export function savedRoutes(paths: Paths): RouteSpec[] {
   try {
     const saved = JSON.parse(readFileSync(paths.saved, 'utf8')) as { routes?: RouteSpec[] };
-    return Array.isArray(saved.routes) ? saved.routes : [];
+    return Array.isArray(saved.routes) ? saved.routes.map(({ id, hosts, upstreams, settings }) => {
+      try { return { id, hosts, upstreams, ...(settings ? { settings: checkSettings(settings) } : {}) }; } catch { return { id, hosts, upstreams }; }
+    }) : [];
   } catch { return []; }
 }
 
 export function saveRoutes(paths: Paths, routes: RouteSpec[]): void {
-  writeAtomic(paths.saved, `${JSON.stringify({ routes: routes.map(({ id, hosts, upstreams }) => ({ id, hosts, upstreams })) }, null, 1)}\n`);
+  const saved = routes.map(({ id, hosts, upstreams, settings }) => ({ id, hosts, upstreams, ...(settings ? { settings } : {}) }));
+  writeAtomic(paths.saved, `${JSON.stringify({ routes: saved }, null, 1)}\n`, 0o600);
 }
 
 /** the configuration and map files HAProxy (re)loads */
 export function writeConfig(paths: Paths, o: { host: string; port: number; slots: number; routes: SlotRoute[] }): void {
   mkdirSync(paths.dir, { recursive: true });
-  const maps = mapFiles(o.routes);
+  const maps = mapFiles(o.routes, o.slots);
   writeAtomic(paths.hostsMap, maps.hosts);
   writeAtomic(paths.routesMap, maps.routes);
-  writeAtomic(paths.configFile, haproxyConfig(o));
+  writeAtomic(paths.rulesMap, maps.rules);
+  writeAtomic(paths.configFile, haproxyConfig(o), 0o600);
+}
+
+/** `haproxy -c` on a configuration before it replaces the running one: a bad one is an error, the proxy goes on */
+export async function checkConfig(paths: Paths, bin: string, config: string): Promise<void> {
+  const candidate = join(paths.dir, 'haproxy.cfg.check');
+  writeAtomic(candidate, config, 0o600);
+  try {
+    const out = await new Promise<{ code: number | null; text: string }>((done) => {
+      const child = spawn(bin, ['-c', '-q', '-C', paths.dir, '-f', candidate], { cwd: paths.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      child.stdout.on('data', (d) => { text += d; });
+      child.stderr.on('data', (d) => { text += d; });
+      child.on('error', (err) => done({ code: -1, text: err.message }));
+      child.on('close', (code) => done({ code, text }));
+    });
+    if (out.code !== 0) {
+      const alert = out.text.split('\n').filter((l) => /ALERT/.test(l)).slice(0, 2).join(' | ') || out.text.trim().slice(0, 300);
+      throw new Error(`ingress: HAProxy refuses the new configuration, the running one stays: ${alert}`);
+    }
+  } finally {
+    rmSync(candidate, { force: true });
+  }
 }
 
 export function logTail(paths: Paths): string {

@@ -3,25 +3,36 @@
 // Docker driver calls: adopt-or-start the proxy, create/switch/remove host routes through
 // HAProxy's runtime API without any reload (so a deployment of one service never touches the
 // connections of another, decision 0334), read the live routes back for reconciliation, and wait
-// for the connections to a replaced version to end. Config shapes live in haproxy-config.ts, the
-// process lifecycle in haproxy-process.ts.
+// for the connections to a replaced version to end. A route's settings (access lists, auth, CORS,
+// headers, limits: decision 0337) are rules of its slot backend, which the runtime API cannot
+// change: a route whose rules differ from its slot's is written into the configuration and HAProxy
+// reloaded; connections stay on the old worker until they end. Config shapes live in
+// haproxy-config.ts and haproxy-rules.ts, the process lifecycle in haproxy-process.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { caddyRoutes, stopEarlierCaddy } from './caddy-handover.ts';
-import { HOSTS_MAP, ROUTES_MAP, boundAddress, parseMap, parseServers, parseSessions, serverName, slotName, slotNumber, slotsFor, type LiveServer, type SlotRoute } from './haproxy-config.ts';
 import {
-  NotRunning, checkSocketPath, findHaproxy, ingressPaths, lockIngress, portFree, portTaken, probe, reloadHaproxy, runningPid, runtime,
+  HOSTS_MAP, ROUTES_MAP, RULES_MAP, boundAddress, haproxyConfig, parseMap, parseServers, parseSessions, serverName, slotName, slotNumber, slotsFor,
+  type LiveServer, type SlotRoute,
+} from './haproxy-config.ts';
+import { rulesDigest, serverOptions } from './haproxy-rules.ts';
+import {
+  NotRunning, checkConfig, checkSocketPath, findHaproxy, ingressPaths, lockIngress, portFree, portTaken, probe, reloadHaproxy, runningPid, runtime,
   saveRoutes, savedRoutes, startHaproxy, stopIngress, writeConfig,
 } from './haproxy-process.ts';
 import { IngressInputError, checkRoute, checkRouteId, listenAddress, proxyAddress, type RouteSpec } from './routes.ts';
+import { DEFAULT_ROUTE_SETTINGS, checkSettings, type RouteSettings } from './settings.ts';
 
 export { findHaproxy, stopIngress, IngressInputError };
 
-export interface IngressRoute { id: string; hosts: string[]; upstreams: string[] }
+/** `settings` absent: the route keeps the settings it has (a new route gets the defaults) */
+export interface IngressRoute { id: string; hosts: string[]; upstreams: string[]; settings?: RouteSettings }
 export interface Ingress {
   /** adopt the running HAProxy of this data dir (its runtime API answers with berth's config) or start one */
   ensure(): Promise<void>;
-  /** create the route, or switch an existing one's upstreams in place (no reload: no connection of any route is closed) */
+  /** create the route, or switch an existing one's upstreams in place (no reload unless its settings change: no connection of any route is closed) */
   upsert(route: IngressRoute): Promise<void>;
+  /** change the settings of an existing route, its hosts and upstreams as they are (a reload when its rules change); false when there is no such route */
+  updateSettings(id: string, settings: RouteSettings): Promise<boolean>;
   remove(id: string): Promise<void>;
   list(): Promise<IngressRoute[]>;
   /** wait until the proxy holds no connection to any of these upstreams, at most timeoutMs; how many are still open */
@@ -38,7 +49,8 @@ export interface HaproxyOptions {
   initialSlots?: number;
 }
 
-interface LiveSlot { n: number; id: string | null; hosts: string[]; servers: LiveServer[] }
+/** a slot as the running proxy has it; `digest`: of the rules its backend was loaded with (null: unknown, an older berth's config) */
+interface LiveSlot { n: number; id: string | null; hosts: string[]; servers: LiveServer[]; digest: string | null }
 interface Live { slots: LiveSlot[]; hostSlot: Map<string, number> }
 
 const routeOf = (s: LiveSlot): SlotRoute => ({ slot: s.n, id: s.id!, hosts: s.hosts, upstreams: s.servers.filter((x) => !x.maint).map((x) => x.upstream) });
@@ -66,15 +78,16 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
   }
 
   async function readLive(): Promise<Live> {
-    const [backends, hosts, owners, servers] = await Promise.all([
-      call('show backend'), call(`show map ${HOSTS_MAP}`), call(`show map ${ROUTES_MAP}`), call('show servers state'),
+    const [backends, hosts, owners, servers, rules] = await Promise.all([
+      call('show backend'), call(`show map ${HOSTS_MAP}`), call(`show map ${ROUTES_MAP}`), call('show servers state'), call(`show map ${RULES_MAP}`),
     ]);
     const slots = new Map<number, LiveSlot>();
     for (const b of backends.split('\n')) {
       const n = slotNumber(b.trim());
-      if (n !== null) slots.set(n, { n, id: null, hosts: [], servers: [] });
+      if (n !== null) slots.set(n, { n, id: null, hosts: [], servers: [], digest: null });
     }
     for (const [slot, id] of parseMap(owners)) { const s = slots.get(slotNumber(slot) ?? -1); if (s) s.id = id; }
+    for (const [slot, digest] of parseMap(rules)) { const s = slots.get(slotNumber(slot) ?? -1); if (s) s.digest = digest; }
     const hostSlot = new Map<string, number>();
     for (const [host, slot] of parseMap(hosts)) {
       const s = slots.get(slotNumber(slot) ?? -1);
@@ -84,14 +97,33 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
     return { slots: [...slots.values()].sort((a, b) => a.n - b.n), hostSlot };
   }
   const owned = (live: Live) => live.slots.filter((s) => s.id !== null);
+  /** the settings berth last gave each route (routes.json) */
+  const savedSettings = () => new Map(savedRoutes(paths).map((r) => [r.id, r.settings ?? DEFAULT_ROUTE_SETTINGS]));
+  /** the live routes with their settings, as a new configuration must have them */
+  function liveRoutes(live: Live, except?: string): SlotRoute[] {
+    const settings = savedSettings();
+    return owned(live).filter((s) => s.id !== except).map((s) => ({ ...routeOf(s), settings: settings.get(s.id!) ?? DEFAULT_ROUTE_SETTINGS }));
+  }
 
-  /** the slot pool is full: the same routes in twice as many slots, loaded by a reload */
-  async function reload(live: Live, slots: number, why: string): Promise<void> {
+  /** these routes in a pool of `slots`, loaded by a reload (pool growth, a moved listener, a route's new rules) */
+  async function reload(routes: SlotRoute[], slots: number, why: string): Promise<void> {
     const master = runningPid(opts.dataDir);
     if (master === null) throw new Error(`ingress: cannot reload HAProxy (${why}): it was not started from ${opts.dataDir}`);
-    writeConfig(paths, { host: opts.host, port: opts.port, slots, routes: owned(live).map(routeOf) });
+    const config = { host: opts.host, port: opts.port, slots, routes };
+    const bin = opts.haproxyBin ?? findHaproxy();
+    if (bin) await checkConfig(paths, bin, haproxyConfig(config));
+    writeConfig(paths, config);
     await reloadHaproxy(paths, master);
-    logger.warn({ slots, listen }, `ingress: reloaded HAProxy (${why}); open connections stay on the previous worker until they end`);
+    saveRoutes(paths, routes.slice().sort((a, b) => a.slot - b.slot));
+    logger.info({ slots, listen }, `ingress: reloaded HAProxy (${why}); open connections stay on the previous worker until they end`);
+  }
+
+  /** the route written into the configuration with its rules, in its slot (or a free one, or a new one): one reload */
+  async function rewrite(live: Live, route: SlotRoute | Omit<SlotRoute, 'slot'>, why: string): Promise<void> {
+    const others = liveRoutes(live, route.id);
+    const slot = live.slots.find((s) => s.id === route.id) ?? live.slots.find((s) => s.id === null && s.hosts.length === 0);
+    const n = slot?.n ?? live.slots.length;
+    await reload([...others, { ...route, slot: n }], slot ? live.slots.length : slotsFor(others.length + 1, live.slots.length * 2), why);
   }
 
   /** servers in maintenance with no connection left are deleted (HAProxy refuses while any is open) */
@@ -102,20 +134,21 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
   }
 
   async function upsert(input: IngressRoute): Promise<void> {
-    const route = checkRoute(input, opts.domain);
-    let live = await readLive();
+    const settings = input.settings ? checkSettings(input.settings) : savedSettings().get(input.id) ?? DEFAULT_ROUTE_SETTINGS;
+    const route = { ...checkRoute(input, opts.domain), settings };
+    const digest = rulesDigest(settings, route.id);
+    const live = await readLive();
     for (const host of route.hosts) {
       const owner = live.slots.find((s) => s.n === live.hostSlot.get(host));
       if (owner?.id && owner.id !== route.id) throw new IngressInputError(`ingress: host ${host} is already routed by ${owner.id}`);
     }
-    let slot = live.slots.find((s) => s.id === route.id);
-    const free = () => live.slots.find((s) => s.id === null && s.hosts.length === 0);
-    if (!slot && !free()) {
-      await reload(live, slotsFor(owned(live).length + 1, live.slots.length * 2), 'more routes than slot backends');
-      live = await readLive();
+    // a free slot whose backend already has the route's rules (the default ones, mostly) takes it without a reload
+    const slot = live.slots.find((s) => s.id === route.id) ?? live.slots.find((s) => s.id === null && s.hosts.length === 0 && s.digest === digest);
+    if (!slot || slot.digest !== digest) {
+      const free = live.slots.some((s) => s.id === null && s.hosts.length === 0);
+      return rewrite(live, route, slot ? `the rules of route ${route.id} changed` : free ? `route ${route.id} has rules of its own` : 'more routes than slot backends');
     }
-    if (!slot) {
-      slot = free()!;
+    if (slot.id === null) {
       // a slot left half-written (a berth process stopped mid-edit) keeps nothing of it
       for (const server of slot.servers.filter((x) => !x.maint)) {
         await must(`set server ${slotName(slot.n)}/${server.name} state maint`);
@@ -123,6 +156,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
       }
     }
     const backend = slotName(slot.n);
+    let added = false;
     // the new replicas first, then the host names, then the old replicas out: no request finds none
     for (const upstream of route.upstreams) {
       const existing = slot.servers.find((x) => x.name === serverName(upstream));
@@ -131,10 +165,13 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
         await must(`set server ${backend}/${existing.name} state ready`);
         existing.maint = false;
       } else {
-        await must(`add server ${backend}/${serverName(upstream)} ${upstream}`, /^New server registered\.$/);
+        await must(`add server ${backend}/${serverName(upstream)} ${upstream}${serverOptions(settings)}`, /^New server registered\.$/);
         await must(`enable server ${backend}/${serverName(upstream)}`);
+        added = true;
       }
     }
+    // servers added at run time get their sticky cookie value when the backend's dynamic cookies are (re)enabled
+    if (added && settings.sticky) await must(`enable dynamic-cookie backend ${backend}`);
     if (slot.id !== route.id) await must(`${slot.id === null ? 'add' : 'set'} map ${ROUTES_MAP} ${backend} ${route.id}`);
     for (const host of route.hosts) {
       if (live.hostSlot.get(host) === slot.n) continue;
@@ -146,8 +183,18 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
       server.maint = true;
     }
     await sweep(live);
-    const others = owned(live).filter((s) => s.id !== route.id).map(routeOf);
-    saveRoutes(paths, [...others, { ...route, slot: slot.n }].sort((a, b) => a.slot - b.slot));
+    saveRoutes(paths, [...liveRoutes(live, route.id), { ...route, slot: slot.n }].sort((a, b) => a.slot - b.slot));
+  }
+
+  async function updateSettings(routeId: string, input: RouteSettings): Promise<boolean> {
+    const id = checkRouteId(routeId);
+    const settings = checkSettings(input);
+    const live = await readLive();
+    const slot = live.slots.find((s) => s.id === id);
+    if (!slot) return false;
+    if (slot.digest !== rulesDigest(settings, id)) await rewrite(live, { ...routeOf(slot), settings }, `the settings of route ${id} changed`);
+    else saveRoutes(paths, [...liveRoutes(live, id), { ...routeOf(slot), settings }].sort((a, b) => a.slot - b.slot));
+    return true;
   }
 
   async function remove(routeId: string): Promise<void> {
@@ -163,7 +210,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
       slot.id = null;
     }
     await sweep(live);
-    saveRoutes(paths, owned(live).map(routeOf));
+    saveRoutes(paths, liveRoutes(live));
   }
 
   async function drain(upstreams: string[], timeoutMs: number, signal?: AbortSignal): Promise<number> {
@@ -190,7 +237,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
       await locked(async () => {
         if (!(await portFree(opts.host, opts.port))) throw portTaken(opts.host, opts.port);
         const live = await readLive();
-        await reload(live, live.slots.length, `moved to ${listen}`);
+        await reload(liveRoutes(live), live.slots.length, `moved to ${listen}`);
       });
     }
     logger.info({ pid: runningPid(opts.dataDir), address: ingress.address }, 'ingress: adopted the running HAProxy');
@@ -247,6 +294,8 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
     address: proxyAddress(opts.host, opts.port),
     ensure: () => serial(ensure),
     upsert: (route) => serial(() => healing(() => locked(() => upsert(route)))),
+    // not healing: a process that does not run the proxy (an API process elsewhere) must not start one; the next deployment applies them
+    updateSettings: (id, settings) => serial(() => locked(() => updateSettings(id, settings))),
     remove: (id) => serial(() => healing(() => locked(() => remove(id)))),
     list: () => serial(() => healing(async () => owned(await readLive()).map((s) => { const { slot: _, ...r } = routeOf(s); return r as RouteSpec; }))),
     // not behind the other calls: a drain waits for up to INGRESS_DRAIN_SECONDS, other deployments must not

@@ -2,7 +2,10 @@
 // checked and normalised here before any of them is written into the proxy's state, so the proxy
 // only ever routes DNS names below INGRESS_DOMAIN to loopback ports berth's containers publish.
 
-export interface RouteSpec { id: string; hosts: string[]; upstreams: string[] }
+import type { RouteSettings } from './settings.ts';
+
+/** a route: its hosts, its upstreams, and its settings (absent: keep the route's, or the defaults for a new one) */
+export interface RouteSpec { id: string; hosts: string[]; upstreams: string[]; settings?: RouteSettings }
 
 const ROUTE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;

@@ -13,6 +13,7 @@ import type { Healthchecks, Probe, Registry } from '../services/common.schemas.t
 import { defaultPort } from '../services/databases/database.rules.ts';
 import { reservedPorts } from '../services/databases/public-access.ts';
 import { loadServiceSpec } from '../services/service-spec.ts';
+import { autoscalePolicy } from '../services/autoscale.rules.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import { serviceHost } from '../variables/effective.rules.ts';
 
@@ -76,6 +77,8 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
         : await imageSource(ctx, loaded.organizationId, loaded.registry, loaded.spec.image_name, loaded.spec.tag);
       return {
         ...base, source, cpuMilli: s.cpu, memoryMiB: s.memory, replicas: s.min_running_instances, ports: ports(s.ports),
+        // autoscaled (decision 0338): a deployment keeps the replicas running now, up to this
+        maxReplicas: autoscalePolicy(s as unknown as Record<string, unknown>, loaded.advancedSettings)?.max ?? s.min_running_instances,
         ...probes(s.healthchecks), entrypoint: s.entrypoint, args: s.arguments,
         volumes: s.storage.map((st) => ({ key: st.id, mountPoint: st.mount_point })),
       };

@@ -9,7 +9,8 @@ import type { Queryable } from '../../db/db.ts';
 import type { DriverService } from '../../engine/engine.ts';
 import type { RuntimePlan } from '../../engine/plan.ts';
 import { environmentRemovalHooks } from '../environments/environments.removal.ts';
-import { serviceRemovalHooks } from '../services/services.service.ts';
+import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
+import { ADVANCED_SETTINGS_KINDS, serviceRemovalHooks } from '../services/services.service.ts';
 import { lastDeployedImage } from './deployments.repo.ts';
 import { buildRuntimePlan } from './runtime-plan.ts';
 
@@ -25,7 +26,9 @@ async function snapshotDeployed(tx: Queryable, ctx: Pick<AppContext, 'engine' | 
   for (const r of rows) {
     const snapshot: Snapshot = {
       id: r.id, type: r.type, name: r.name, slug: r.slug, environmentId: r.environment_id, spec: r.spec ?? {},
-      advancedSettings: r.advanced_settings ?? {}, gitCommitId: null, imageTag: null, projectId: r.project_id, organizationId: r.organization_id,
+      // complete: the uninstall applies the grace period and the pre-stop command
+      advancedSettings: ADVANCED_SETTINGS_KINDS[r.type] ? completeAdvancedSettings(ADVANCED_SETTINGS_KINDS[r.type]!, r.advanced_settings) : {},
+      gitCommitId: null, imageTag: null, projectId: r.project_id, organizationId: r.organization_id,
     };
     if (ctx.engine.real && r.type === 'JOB' && r.spec?.schedule?.on_delete) {
       const plan = await buildRuntimePlan({ db: tx, sealer: ctx.sealer }, r.id);

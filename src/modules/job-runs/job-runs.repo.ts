@@ -51,7 +51,7 @@ export async function claimRun(db: Queryable, runId: string): Promise<boolean> {
   return rows.length === 1;
 }
 
-export async function finishRun(db: Queryable, runId: string, v: { status: 'SUCCEEDED' | 'FAILED'; exitCode: number | null; attempts: number; message: string | null }): Promise<void> {
+export async function finishRun(db: Queryable, runId: string, v: { status: 'SUCCEEDED' | 'FAILED' | 'CANCELED'; exitCode: number | null; attempts: number; message: string | null }): Promise<void> {
   await db.query(
     'update job_runs set status = $2, exit_code = $3, attempts = $4, message = $5, finished_at = now() where id = $1 and status = \'RUNNING\'',
     [runId, v.status, v.exitCode, v.attempts, v.message]);

@@ -10,7 +10,7 @@ export const JobRun = Type.Object({
   job_id: Uuid,
   trigger: Type.String({ description: 'CRON (a schedule occurrence), ON_START, ON_STOP, ON_DELETE' }),
   scheduled_for: Type.Union([Timestamp, Type.Null()], { description: 'the cron occurrence this run is for' }),
-  status: Type.String({ description: 'QUEUED → RUNNING → SUCCEEDED / FAILED' }),
+  status: Type.String({ description: 'QUEUED → RUNNING → SUCCEEDED / FAILED, or CANCELED (a cron occurrence skipped while another run was still running: cronjob.concurrency_policy Forbid; the message says so)' }),
   exit_code: Type.Union([Type.Integer(), Type.Null()], { description: 'of the last attempt' }),
   attempts: Type.Integer({ description: 'containers started: 1 + retries (max_nb_restart)' }),
   message: Type.Union([Type.String(), Type.Null()]),

@@ -13,6 +13,7 @@ import { notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import { deploymentSettledHooks } from '../deployments/deployments.lifecycle.ts';
 import { buildRuntimePlan } from '../deployments/runtime-plan.ts';
+import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
 import * as deploymentsRepo from '../deployments/deployments.repo.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './job-runs.repo.ts';
@@ -106,7 +107,9 @@ export async function executeJobRun(ctx: Pick<AppContext, 'db' | 'engine' | 'sea
   if (!svc) return;
   const service: DriverService = {
     id: svc.id, type: svc.type, name: svc.name, slug: svc.slug, environmentId: svc.environment_id, spec: svc.spec ?? {},
-    advancedSettings: svc.advanced_settings ?? {}, gitCommitId: null, imageTag: null, projectId: svc.project_id, organizationId: svc.organization_id,
+    // complete (defaults included): the engine applies the job keys (concurrency policy, history, grace…)
+    advancedSettings: completeAdvancedSettings('job', svc.advanced_settings), gitCommitId: null, imageTag: null,
+    projectId: svc.project_id, organizationId: svc.organization_id,
   };
   const command = ({ CRON: 'cron', ON_START: 'start', ON_STOP: 'stop', ON_DELETE: 'delete' } as const)[run.trigger as 'CRON'] ?? 'cron';
   try {
@@ -114,9 +117,9 @@ export async function executeJobRun(ctx: Pick<AppContext, 'db' | 'engine' | 'sea
     const image = await deploymentsRepo.lastDeployedImage(ctx.db, svc.id);
     const plan = ctx.engine.real ? await buildRuntimePlan(ctx, svc.id) : undefined;
     const outcome = await ctx.engine.runJob({ ...service, imageTag: image, ...(plan ? { plan } : {}) }, runId, command, line, AbortSignal.timeout(6 * 3600_000));
-    await repo.finishRun(ctx.db, runId, {
-      status: outcome.exitCode === 0 ? 'SUCCEEDED' : 'FAILED', exitCode: outcome.exitCode, attempts: outcome.attempts, message: outcome.reason,
-    });
+    await repo.finishRun(ctx.db, runId, outcome.skipped
+      ? { status: 'CANCELED', exitCode: null, attempts: 0, message: outcome.reason }
+      : { status: outcome.exitCode === 0 ? 'SUCCEEDED' : 'FAILED', exitCode: outcome.exitCode, attempts: outcome.attempts, message: outcome.reason });
   } catch (err) {
     await line(`The run could not start: ${(err as Error).message}`);
     await repo.finishRun(ctx.db, runId, { status: 'FAILED', exitCode: null, attempts: 0, message: (err as Error).message });

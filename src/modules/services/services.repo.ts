@@ -57,6 +57,11 @@ export async function updateService(db: Queryable, id: string, u: {
   return rows[0]!;
 }
 
+/** an UP_TO_DATE service becomes OUT_OF_DATE (its running configuration could not follow an edit) */
+export async function markOutOfDate(db: Queryable, id: string): Promise<void> {
+  await db.query(`update services set deployment_status = 'OUT_OF_DATE' where id = $1 and deployment_status = 'UP_TO_DATE'`, [id]);
+}
+
 /**
  * Deletes a service and, by cascade, its deployments. The deployments are locked first: a
  * deployment worker locks a deployment, then its service (src/modules/deployments/

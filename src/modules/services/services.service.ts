@@ -21,6 +21,7 @@ import type { Registry, ServiceListItem, ServiceStatus } from './common.schemas.
 import { checkName, iconFor } from './common.rules.ts';
 import { registerPublicPortsCloneHook } from './databases/public-access.ts';
 import { checkServiceGroupRefs, loadServiceGroups, type ServiceGroups } from './groups/groups.service.ts';
+import { applyIngressSettingsNow, changedKeys, isIngressKey } from './ingress-settings.ts';
 import * as repo from './services.repo.ts';
 import type { ServiceRow } from './services.repo.ts';
 
@@ -200,19 +201,26 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
       const checked = validateAdvancedSettingsPatch(kind, patch);
       if (!checked.ok) throw badRequest(`${checked.field}: ${checked.message}`);
       await scope.service(p, id, 'write', type, label);
+      let ingressChanged = false;
       const row = await db.transaction(async (tx) => {
         const current = await repo.findService(tx, id, true);
         if (!current) throw notFound(label);
-        const next = applyAdvancedSettingsPatch(completeAdvancedSettings(kind, current.advanced_settings) as Record<string, SettingValue>, patch as Record<string, SettingValue>);
+        const before = completeAdvancedSettings(kind, current.advanced_settings) as Record<string, SettingValue>;
+        const next = applyAdvancedSettingsPatch(before, patch as Record<string, SettingValue>);
         const whole = validateAdvancedSettings(kind, next);
         if (!whole.ok) throw badRequest(`${whole.field}: ${whole.message}`);
         const stored = storedAdvancedSettings(kind, next);
+        // ingress-only keys take effect at once (below); any other change waits for a deployment
+        const changed = changedKeys(before, next);
+        ingressChanged = changed.some(isIngressKey);
         return repo.updateService(tx, id, {
           name: current.name, slug: current.slug, spec: current.spec, secrets: current.secrets, advancedSettings: stored,
-          outdated: !sameJson(stored, current.advanced_settings),
+          outdated: changed.some((k) => !isIngressKey(k)),
         });
       });
-      return completeAdvancedSettings(kind, row.advanced_settings) as Record<string, SettingValue>;
+      const complete = completeAdvancedSettings(kind, row.advanced_settings) as Record<string, SettingValue>;
+      if (ingressChanged && deps.appContext) await applyIngressSettingsNow(deps.appContext(), row, complete);
+      return complete;
     },
   };
 }
