@@ -12,6 +12,7 @@ import { OrganizationPage } from './pages/Organization.tsx';
 import { ProjectPage } from './pages/Project.tsx';
 import { EnvironmentPage } from './pages/Environment.tsx';
 import { ServicePage } from './pages/Service.tsx';
+import { AdvancedSettingsPage } from './pages/AdvancedSettings.tsx';
 import { DeploymentPage } from './pages/Deployment.tsx';
 import { WorkflowPage } from './pages/Workflow.tsx';
 import { WorkflowRunPage } from './pages/WorkflowRun.tsx';
@@ -54,6 +55,7 @@ function Console() {
       <Route path="/ui/organizations/:orgId/:tab?">{(a) => <OrganizationPage {...p} orgId={a.orgId} tab={a.tab ?? 'projects'} />}</Route>
       <Route path="/ui/projects/:projectId">{(a) => <ProjectPage {...p} projectId={a.projectId} />}</Route>
       <Route path="/ui/environments/:envId">{(a) => <EnvironmentPage {...p} envId={a.envId} />}</Route>
+      <Route path="/ui/services/:kind/:id/settings/advanced">{(a) => <AdvancedSettingsPage {...p} kind={a.kind as never} id={a.id} />}</Route>
       <Route path="/ui/services/:kind/:id">{(a) => <ServicePage {...p} kind={a.kind as never} id={a.id} />}</Route>
       <Route path="/ui/deployments/:id">{(a) => <DeploymentPage {...p} id={a.id} />}</Route>
       <Route path="/ui/workflows/:id/runs/:runId">{(a) => <WorkflowRunPage {...p} id={a.id} runId={a.runId} />}</Route>

@@ -1,6 +1,7 @@
 // One service (application, container, database or job): live status and public link, the
 // actions (deploy, redeploy, restart; stop and delete after a confirmation), its settings form,
-// its deployments with the latest one's log live, and its variables and secrets.
+// its deployments with the latest one's log live, its variables and secrets, and a link to its
+// advanced settings (pages/AdvancedSettings.tsx).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -72,6 +73,9 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
       <ErrorNote error={service.error} />
       {service.data?.description && <p className="muted">{service.data.description}</p>}
       {links.data && <LinkList links={links.data.links} reason={links.data.reason} />}
+      {p.kind !== 'database' && (
+        <p><Link href={`/ui/services/${p.kind}/${p.id}/settings/advanced`}>Advanced settings</Link> <span className="muted small">update strategy, build limits, ingress, autoscaling, security; and which of them the engine applies</span></p>
+      )}
       <p className="muted">
         Last deployed <When at={live?.last_deployment_date ?? status.data?.last_deployment_date} />
         {status.data && <> · {status.data.service_deployment_status.toLowerCase().replace(/_/g, ' ')}</>}
