@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { busyboxImage, NO_DOCKER, startGitServer, testDocker, type GitServer } from '../support/docker.ts';
-import { hostOf, startEngineBerth, viaIngress, type EngineBerth } from '../support/engine-berth.ts';
+import { hostOf, removeEnvironment, startEngineBerth, viaIngress, type EngineBerth } from '../support/engine-berth.ts';
 import { steadyLoad, type LoadResult } from '../support/http-load.ts';
 import { openSse, openWebSocket, received, wsAppImage, type Stream } from '../support/ws-app.ts';
 
@@ -74,7 +74,8 @@ describe('docker engine: connections to one service survive deployments of anoth
   }, { timeout: 900_000 });
   after(async () => {
     for (const s of streams) s.close();
-    for (const app of Object.values(apps)) if (app.id) await berth?.api('DELETE', `/application/${app.id}`);
+    // the environment's deletion uninstalls both apps; berth must not close before it has
+    await removeEnvironment(berth, docker, envId);
     await berth?.close();
     await git?.close();
   });
