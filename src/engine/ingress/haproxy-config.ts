@@ -27,7 +27,12 @@ export const slotName = (n: number): string => `${SLOT_PREFIX}${n}`;
 export const slotNumber = (backend: string): number | null =>
   backend.startsWith(SLOT_PREFIX) && /^\d+$/.test(backend.slice(SLOT_PREFIX.length)) ? Number(backend.slice(SLOT_PREFIX.length)) : null;
 /** a replica's server name inside its slot: its loopback port */
-export const serverName = (upstream: string): string => `u${upstream.slice(upstream.lastIndexOf(':') + 1)}`;
+/** a server's name in its backend: u<port> on loopback, u<a>_<b>_<c>_<d>_<port> on a Swarm node (two nodes may publish one port) */
+export const serverName = (upstream: string): string => {
+  const at = upstream.lastIndexOf(':');
+  const host = upstream.slice(0, at);
+  return host === '127.0.0.1' ? `u${upstream.slice(at + 1)}` : `u${host.replace(/\./g, '_')}_${upstream.slice(at + 1)}`;
+};
 
 /** enough slots for `routes` routes with room to grow: INITIAL_SLOTS, doubled as often as needed */
 export function slotsFor(routes: number, atLeast = INITIAL_SLOTS): number {

@@ -45,6 +45,8 @@ export interface HaproxyOptions {
   logger: { info(o: object | string, m?: string): void; warn(o: object | string, m?: string): void };
   /** INGRESS_DOMAIN: when given, every route host must be a name below it */
   domain?: string;
+  /** ENGINE=swarm: the Swarm nodes' addresses, which routes may dial besides loopback (kept current by the swarm driver) */
+  upstreamHosts?: ReadonlySet<string>;
   /** slot backends a fresh proxy starts with (tests use a few to exercise the growth reload) */
   initialSlots?: number;
 }
@@ -135,7 +137,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
 
   async function upsert(input: IngressRoute): Promise<void> {
     const settings = input.settings ? checkSettings(input.settings) : savedSettings().get(input.id) ?? DEFAULT_ROUTE_SETTINGS;
-    const route = { ...checkRoute(input, opts.domain), settings };
+    const route = { ...checkRoute(input, opts.domain, opts.upstreamHosts), settings };
     const digest = rulesDigest(settings, route.id);
     const live = await readLive();
     for (const host of route.hosts) {
@@ -271,7 +273,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
   /** the Caddy an earlier berth left running for this data dir gives its port and routes to HAProxy */
   async function handOver(): Promise<void> {
     if (!existsSync(paths.saved)) {
-      const routes = caddyRoutes(paths.dir).flatMap((r) => { try { return [checkRoute(r, opts.domain)]; } catch { return []; } });
+      const routes = caddyRoutes(paths.dir).flatMap((r) => { try { return [checkRoute(r, opts.domain, opts.upstreamHosts)]; } catch { return []; } });
       if (routes.length > 0) saveRoutes(paths, routes);
     }
     const pid = await stopEarlierCaddy(paths.dir);

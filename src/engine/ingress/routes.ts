@@ -1,6 +1,7 @@
 // What may reach the ingress proxy, pure: route ids, host names and upstream dial addresses are
 // checked and normalised here before any of them is written into the proxy's state, so the proxy
-// only ever routes DNS names below INGRESS_DOMAIN to loopback ports berth's containers publish.
+// only ever routes DNS names below INGRESS_DOMAIN to loopback ports berth's containers publish (or,
+// on the swarm engine, to host-mode ports on the Swarm's nodes).
 
 import type { RouteSettings } from './settings.ts';
 
@@ -9,7 +10,7 @@ export interface RouteSpec { id: string; hosts: string[]; upstreams: string[]; s
 
 const ROUTE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const UPSTREAM = /^127\.0\.0\.1:([0-9]{1,5})$/;
+const UPSTREAM = /^((?:[0-9]{1,3}\.){3}[0-9]{1,3}):([0-9]{1,5})$/;
 
 export class IngressInputError extends Error {
   override name = 'IngressInputError';
@@ -31,15 +32,21 @@ export function checkHost(host: string, domain?: string): string {
   return name;
 }
 
-/** only loopback dial addresses: the proxy routes to berth's published container ports, nothing else */
-export function checkUpstream(upstream: string): string {
+/**
+ * IPv4 dial addresses only (no names): berth's published container ports on loopback, and, on the
+ * swarm engine, tasks' host-mode ports on the Swarm's own node addresses (`hosts`, decision 0343)
+ */
+export function checkUpstream(upstream: string, hosts: ReadonlySet<string> = NO_HOSTS): string {
   const m = UPSTREAM.exec(upstream);
-  const port = m ? Number(m[1]) : 0;
-  if (!m || port < 1 || port > 65535) {
-    throw new IngressInputError(`ingress: upstream ${JSON.stringify(upstream)} is not 127.0.0.1:<port>`);
+  const port = m ? Number(m[2]) : 0;
+  const host = m?.[1] ?? '';
+  if (!m || port < 1 || port > 65535 || (host !== '127.0.0.1' && !hosts.has(host))) {
+    throw new IngressInputError(`ingress: upstream ${JSON.stringify(upstream)} is not 127.0.0.1:<port>${hosts.size ? ' or <swarm node>:<port>' : ''}`);
   }
-  return `127.0.0.1:${port}`;
+  return `${host}:${port}`;
 }
+
+const NO_HOSTS: ReadonlySet<string> = new Set();
 
 export function checkRouteId(id: string): string {
   if (!ROUTE_ID.test(id)) throw new IngressInputError(`ingress: route id ${JSON.stringify(id)} must be letters, digits, '.', '_' or '-'`);
@@ -47,10 +54,10 @@ export function checkRouteId(id: string): string {
 }
 
 /** validated and normalised: hosts and upstreams deduplicated, at least one of each */
-export function checkRoute(route: RouteSpec, domain?: string): RouteSpec {
+export function checkRoute(route: RouteSpec, domain?: string, upstreamHosts?: ReadonlySet<string>): RouteSpec {
   const id = checkRouteId(route.id);
   const hosts = [...new Set((route.hosts ?? []).map((h) => checkHost(h, domain)))];
-  const upstreams = [...new Set((route.upstreams ?? []).map(checkUpstream))];
+  const upstreams = [...new Set((route.upstreams ?? []).map((u) => checkUpstream(u, upstreamHosts)))];
   if (hosts.length === 0) throw new IngressInputError(`ingress: route ${id} has no host`);
   if (upstreams.length === 0) throw new IngressInputError(`ingress: route ${id} has no upstream`);
   return { id, hosts, upstreams };
