@@ -69,7 +69,7 @@ export function createServices(parts: ContextParts): Services {
   // hooks (clone, environment removal) receive the whole context; it exists once this returns
   let all: Services | undefined;
   const appContext = (): AppContext => ({ ...parts, engine: parts.engine!, services: all! });
-  const clusters = createClustersService({ db, organizations });
+  const clusters = createClustersService({ db, organizations, engine: { nodes: () => parts.engine?.nodes?.() ?? Promise.resolve(undefined) } });
   const registries = createRegistriesService({ db, organizations, sealer: parts.sealer });
   const gitTokens = createGitTokensService({ db, organizations, sealer: parts.sealer });
   const projects = createProjectsService({ db, organizations, appContext });

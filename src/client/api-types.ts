@@ -4210,12 +4210,30 @@ export interface components {
             /** @description the cluster new environments use when none is named; the first cluster of an organization is its default */
             is_default?: boolean;
         };
+        "getOrganizationClusterStatus.response.200.results.nodes": {
+            /** @description the node's Swarm id */
+            id: string;
+            hostname: string;
+            /** @description the address the node advertises to the cluster */
+            address: string;
+            /** @description manager or worker */
+            role: string;
+            leader: boolean;
+            /** @description ready, down, unknown or disconnected */
+            state: string;
+            /** @description active, pause or drain */
+            availability: string;
+            /** @description tasks running on the node now */
+            running_tasks: number;
+        };
         "getOrganizationClusterStatus.response.200.results": {
             /** Format: uuid */
             cluster_id: string;
             status: string;
             is_deployed: boolean;
             last_deployment_date: string | null;
+            /** @description the hosts services run on (ENGINE=swarm: the Swarm's nodes, their state, availability and running tasks); absent on a one-host engine */
+            nodes?: components["schemas"]["getOrganizationClusterStatus.response.200.results.nodes"][];
         };
         /** ClusterAdvancedSettings */
         ClusterAdvancedSettings: {

@@ -3,7 +3,7 @@
 
 export type Role = 'all' | 'api' | 'worker';
 /** `auto` is resolved at start (docker when a daemon answers, else simulated) */
-export type EngineKind = 'auto' | 'docker' | 'simulated' | 'kubernetes';
+export type EngineKind = 'auto' | 'docker' | 'swarm' | 'simulated' | 'kubernetes';
 /** the database berth runs itself when DATABASE_URL is unset (decision 0703) */
 export type EmbeddedDatabase = 'postgres' | 'pglite';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -33,6 +33,10 @@ export interface Config {
   readonly engine: EngineKind;
   /** the Docker daemon the docker engine drives (unix:///path or tcp://host:port) */
   readonly dockerHost: string;
+  /** ENGINE=swarm: the nodes' own Docker daemons berth can reach (image copies without a registry, volume purge) */
+  readonly swarmNodeDockerHosts: string[];
+  /** ENGINE=swarm: the registry built images are pushed to (host[:port]); unset: berth copies them to the nodes */
+  readonly swarmRegistry: string | null;
   /** public URLs of services are http://<name>.<ingressDomain>[:<ingressPort>] */
   readonly ingressDomain: string;
   /** the port the ingress proxy listens on (loopback and every interface: INGRESS_HOST) */
@@ -145,6 +149,16 @@ function portRange(env: Env, name: string, fallback: string): { from: number; to
 }
 
 /** never print credentials embedded in a URL */
+/** SWARM_REGISTRY: a registry host with an optional port and path (no scheme: Docker image references carry none) */
+function swarmRegistry(env: Env): string | null {
+  const raw = optional(env, 'SWARM_REGISTRY');
+  if (raw === undefined) return null;
+  if (!/^[a-z0-9.-]+(:\d{1,5})?(\/[a-z0-9._-]+)*$/i.test(raw)) {
+    throw new ConfigError(`SWARM_REGISTRY must be a registry host[:port][/path] without a scheme, got ${JSON.stringify(raw)}`);
+  }
+  return raw;
+}
+
 function redactUrl(raw: string): string {
   return raw.replace(/\/\/[^@/]*@/, '//***@');
 }
@@ -208,8 +222,10 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey,
     rateLimitPerHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000, 1, 10_000_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
-    engine: oneOf(env, 'ENGINE', 'auto', ['auto', 'docker', 'simulated', 'kubernetes'] as const),
+    engine: oneOf(env, 'ENGINE', 'auto', ['auto', 'docker', 'swarm', 'simulated', 'kubernetes'] as const),
     dockerHost: str(env, 'DOCKER_HOST', 'unix:///var/run/docker.sock'),
+    swarmNodeDockerHosts: str(env, 'SWARM_NODE_DOCKER_HOSTS', '').split(',').map((h) => h.trim()).filter(Boolean),
+    swarmRegistry: swarmRegistry(env),
     ingressDomain: str(env, 'INGRESS_DOMAIN', 'localhost').replace(/^\.+|\.+$/g, ''),
     ingressPort: int(env, 'INGRESS_PORT', 8000, 1, 65535),
     ingressHost: str(env, 'INGRESS_HOST', '127.0.0.1'),

@@ -62,8 +62,21 @@ export class EngineFailure extends Error {
   }
 }
 
+/** one host of a multi-host engine (a Swarm node) as the cluster status reports it */
+export interface EngineNode {
+  id: string; hostname: string; address: string;
+  /** manager | worker */
+  role: string;
+  leader: boolean;
+  /** ready | down | unknown | disconnected */
+  state: string;
+  /** active | pause | drain */
+  availability: string;
+  running_tasks: number;
+}
+
 export interface EngineDriver {
-  readonly name: 'simulated' | 'docker';
+  readonly name: 'simulated' | 'docker' | 'swarm';
   /** whether deployments are real (false: the simulated engine, which labels everything it writes) */
   readonly real: boolean;
   /** why the public URLs of services do not answer on this engine (no ingress proxy, nothing deployed); null when they do */
@@ -87,6 +100,8 @@ export interface EngineDriver {
   applyIngressSettings(service: IngressSettingsTarget): Promise<string[]>;
   /** runs an agentic workflow's agent to its end (the run container, its proxy, its transcript); cancel through `signal` */
   runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome>;
+  /** the hosts the engine runs services on, with their state and running tasks (the swarm engine's nodes; absent: one host) */
+  nodes?(): Promise<EngineNode[]>;
   /** releases connections and watchers (process shutdown) */
   close?(): Promise<void>;
 }

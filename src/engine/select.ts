@@ -1,6 +1,6 @@
 // Choosing the engine at start: ENGINE=docker needs a daemon answering at DOCKER_HOST (else the
 // start fails with one line saying so), ENGINE=auto takes Docker when it answers and the
-// simulated engine otherwise, ENGINE=kubernetes is refused until a driver exists. With Docker,
+// simulated engine otherwise, ENGINE=swarm needs a Swarm manager there (decision 0343), ENGINE=kubernetes is refused until a driver exists. With Docker,
 // the ingress proxy (HAProxy) is adopted or started; without haproxy the engine still deploys and
 // says public URLs are unavailable. The Docker client, driver and ingress modules are loaded only
 // when Docker is tried (about 30 MiB a simulated-engine process does not carry).
@@ -46,8 +46,11 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
     return { driver: createSimulatedDriver(), description: 'simulated (ENGINE=simulated): deployments run nothing' };
   }
   const docker = await dockerClient(config.dockerHost);
-  const problem = await answers(docker, config.engine === 'docker' ? 5000 : 1500);
+  const problem = await answers(docker, config.engine === 'auto' ? 1500 : 5000);
   if (problem) {
+    if (config.engine === 'swarm') {
+      throw new ConfigError(`ENGINE=swarm but no Docker daemon answers at DOCKER_HOST=${config.dockerHost} (${problem}); point DOCKER_HOST at a Swarm manager`);
+    }
     if (config.engine === 'docker') {
       throw new ConfigError(`ENGINE=docker but no Docker daemon answers at DOCKER_HOST=${config.dockerHost} (${problem}); start dockerd or set DOCKER_HOST`);
     }
@@ -57,6 +60,8 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   const { createDockerDriver } = await import('./docker/driver.ts');
   let ingress = null;
   let ingressNote = '';
+  // ENGINE=swarm: the nodes' addresses, which the ingress may dial (the swarm driver keeps the set current)
+  const nodeAddresses = new Set<string>();
   if (process.env.CADDY_BIN) logger.warn('CADDY_BIN is no longer read: the ingress proxy is HAProxy (HAPROXY_BIN, decision 0334)');
   const haproxy = findHaproxy(process.env.HAPROXY_BIN);
   if (!haproxy) {
@@ -65,9 +70,24 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   } else {
     ingress = createHaproxyIngress({
       dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, haproxyBin: haproxy, logger, domain: config.ingressDomain,
+      ...(config.engine === 'swarm' ? { upstreamHosts: nodeAddresses } : {}),
     });
     if (options.startIngress !== false) await ingress.ensure();
     ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`}`;
+  }
+  if (config.engine === 'swarm') {
+    const info = await docker.info() as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean; Nodes?: number } };
+    if (info.Swarm?.LocalNodeState !== 'active' || !info.Swarm.ControlAvailable) {
+      throw new ConfigError(`ENGINE=swarm but the Docker daemon at DOCKER_HOST=${config.dockerHost} is not a Swarm manager (swarm state: ${info.Swarm?.LocalNodeState ?? 'unknown'}); run \`docker swarm init\` there or point DOCKER_HOST at a manager`);
+    }
+    const { createSwarmDriver } = await import('./swarm/driver.ts');
+    const nodes = await Promise.all(config.swarmNodeDockerHosts.map((h) => dockerClient(h)));
+    const driver = createSwarmDriver({
+      docker, nodes, registry: config.swarmRegistry, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort },
+      allowLocalGit: config.engineAllowLocalGit, agentBaseImage: config.agentBaseImage, nodeAddresses,
+    });
+    const images = config.swarmRegistry ? `built images through ${config.swarmRegistry}` : `built images copied to ${config.swarmNodeDockerHosts.length} node daemon(s)`;
+    return { driver, description: `swarm: manager at ${config.dockerHost}, ${info.Swarm.Nodes ?? '?'} node(s), ${images}${ingressNote}` };
   }
   const driver = createDockerDriver({
     docker, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort }, publicHost: config.ingressHost, allowLocalGit: config.engineAllowLocalGit,

@@ -1,5 +1,5 @@
 // The worker runner: subscribes each task kind to its handler and installs the recurring
-// tasks; starts the engine observer, the log pruner, the git poller and the autoscaler (each
+// tasks; starts the engine observer (or, on Swarm, the swarm observer), the log pruner, the git poller and the autoscaler (each
 // active in one process at a time).
 // Runs in roles `all` and `worker`; handlers call the same services the API does.
 import type { AppContext } from '../context.ts';
@@ -14,6 +14,7 @@ import { startEngineObserver } from './engine-observer.ts';
 import { startLogPruner } from './log-retention.ts';
 import { startGitPoller } from './git-poll.ts';
 import { startAutoscaler } from './autoscale.ts';
+import { startSwarmObserver } from './swarm-observer.ts';
 
 export interface Workers { stop(): Promise<void> }
 
@@ -28,7 +29,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   await startWorkflowOutputWorkers(ctx);
   await startEngineUninstallWorker(ctx);
   await startJobRunWorkers(ctx);
-  const observer = startEngineObserver(ctx);
+  const observer = startEngineObserver(ctx) ?? startSwarmObserver(ctx);
   const pruner = startLogPruner(ctx);
   const gitPoller = startGitPoller(ctx);
   const autoscaler = startAutoscaler(ctx);

@@ -52,11 +52,22 @@ export const Cluster = Type.Object({
 export type Cluster = Static<typeof Cluster>;
 export const ClusterList = Paginated(Cluster);
 
+export const ClusterNode = Type.Object({
+  id: Type.String({ description: 'the node\'s Swarm id' }),
+  hostname: Type.String(),
+  address: Type.String({ description: 'the address the node advertises to the cluster' }),
+  role: Type.String({ description: 'manager or worker' }),
+  leader: Type.Boolean(),
+  state: Type.String({ description: 'ready, down, unknown or disconnected' }),
+  availability: Type.String({ description: 'active, pause or drain' }),
+  running_tasks: Type.Integer({ minimum: 0, description: 'tasks running on the node now' }),
+});
 export const ClusterStatus = Type.Object({
   cluster_id: Uuid,
   status: Type.String(),
   is_deployed: Type.Boolean(),
   last_deployment_date: Type.Union([Timestamp, Type.Null()]),
+  nodes: Type.Optional(Type.Array(ClusterNode, { description: 'the hosts services run on (ENGINE=swarm: the Swarm\'s nodes, their state, availability and running tasks); absent on a one-host engine' })),
 });
 export type ClusterStatus = Static<typeof ClusterStatus>;
 export const ClusterStatusList = Type.Object({ results: Type.Array(ClusterStatus) });

@@ -5,6 +5,7 @@ import type { Db } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
+import type { EngineNode } from '../../engine/engine.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './clusters.repo.ts';
 import type { Cluster, ClusterRequest, ClusterStatus } from './clusters.schemas.ts';
@@ -30,8 +31,13 @@ function checkNodes(min: number, max: number): void {
   if (min > max) throw badRequest('max_running_nodes must be at least min_running_nodes');
 }
 
-export function createClustersService(deps: { db: Db; organizations: OrganizationsService }): ClustersService {
+export function createClustersService(deps: { db: Db; organizations: OrganizationsService; engine?: { nodes(): Promise<EngineNode[] | undefined> } }): ClustersService {
   const { db, organizations } = deps;
+  /** the engine's hosts (the Swarm's nodes), or nothing on a one-host engine */
+  const withNodes = async (status: ClusterStatus): Promise<ClusterStatus> => {
+    const nodes = await deps.engine?.nodes();
+    return nodes ? { ...status, nodes } : status;
+  };
 
   async function load(organizationId: string, clusterId: string): Promise<Cluster> {
     const cluster = await repo.findCluster(db, organizationId, clusterId);
@@ -73,7 +79,7 @@ export function createClustersService(deps: { db: Db; organizations: Organizatio
     },
     async status(p, organizationId, clusterId) {
       await organizations.authorize(p, organizationId, 'read');
-      return toStatus(await load(organizationId, clusterId));
+      return withNodes(toStatus(await load(organizationId, clusterId)));
     },
     async advancedSettings(p, organizationId, clusterId) {
       await organizations.authorize(p, organizationId, 'read');
@@ -93,7 +99,7 @@ export function createClustersService(deps: { db: Db; organizations: Organizatio
     async statuses(p, organizationId) {
       await organizations.authorize(p, organizationId, 'read');
       const { items } = await repo.listClusters(db, organizationId, null, 0);
-      return { results: items.map(toStatus) };
+      return { results: await Promise.all(items.map((c) => withNodes(toStatus(c)))) };
     },
   };
 }

@@ -1,0 +1,71 @@
+// The swarm observer (ENGINE=swarm; one process at a time through a lease, like the engine
+// observer on one host): every second it keeps each service's ingress routes on the
+// tasks that run now (a drained or dead node's tasks leave the routes, their replacements join),
+// and turns what Swarm reports into berth's state. A RUNNING service with fewer running tasks than
+// it wants on ready nodes, seen on two rounds in a row, or one that lost tasks with a node that went
+// down, is degraded: ERROR with a DEPLOYMENT_FAILED event (and its webhooks) naming the node; once
+// Swarm runs every task again it is RUNNING again.
+import { randomUUID } from 'node:crypto';
+import type { AppContext } from '../context.ts';
+import type { SwarmDriver } from '../engine/swarm/driver.ts';
+import { insertLog } from '../modules/deployments/deployments.repo.ts';
+import { holdLease, markRecovered, markRuntimeFailure, releaseLease, serviceStates } from '../modules/deployments/runtime-state.ts';
+
+export const swarmObserverSettings = { leaseSeconds: 15, tickMs: 1000 };
+
+const LEASE = 'engine-observer';
+
+export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } | null {
+  if (ctx.engine.name !== 'swarm') return null;
+  const driver = ctx.engine as SwarmDriver;
+  const holder = randomUUID();
+  const short = new Set<string>();
+  const reportedLost = new Set<string>();
+  let stopped = false;
+  let round: Promise<void> = Promise.resolve();
+  const onError = (err: unknown) => ctx.logger.warn({ err }, 'swarm observer');
+
+  async function observe(): Promise<void> {
+    if (!(await holdLease(ctx.db, LEASE, holder, swarmObserverSettings.leaseSeconds).catch(() => false))) return;
+    const health = await driver.syncAll();
+    const states = await serviceStates(ctx.db, health.map((h) => h.serviceId));
+    for (const h of health) {
+      const known = states.get(h.serviceId);
+      if (!known) continue; // not berth's (another berth on this Swarm), or mid-deletion
+      const newlyLost = h.lost.filter((id) => !reportedLost.has(id));
+      if (newlyLost.length > 0) {
+        // a node died under the service: degraded now, even when Swarm has already started the replacements
+        newlyLost.forEach((id) => reportedLost.add(id));
+        if (known.state === 'RUNNING') {
+          await ctx.db.transaction((tx) => markRuntimeFailure(tx, { queue: ctx.queue }, h.serviceId, null, `Degraded: ${h.detail}; Swarm reschedules them on the other nodes`));
+          ctx.logger.warn({ serviceId: h.serviceId, detail: h.detail }, 'a swarm service lost tasks with a node');
+        }
+        continue; // recovery is seen from the next round on
+      }
+      if (h.running < h.desired && known.state === 'RUNNING') {
+        if (!short.has(h.serviceId)) { short.add(h.serviceId); continue; } // once may be a task being replaced
+        const marked = await ctx.db.transaction((tx) => markRuntimeFailure(tx, { queue: ctx.queue }, h.serviceId, null, `Degraded: ${h.detail}; Swarm reschedules the missing task(s)`));
+        if (marked) ctx.logger.warn({ serviceId: h.serviceId, detail: h.detail }, 'a swarm service is degraded');
+      } else if (h.running >= h.desired) {
+        short.delete(h.serviceId);
+        if (known.state === 'ERROR' && await ctx.db.transaction((tx) => markRecovered(tx, h.serviceId))) {
+          await insertLog(ctx.db, known.generation, h.serviceId, 'DEPLOY', `Swarm runs every task again: ${h.detail}`);
+        }
+      }
+    }
+  }
+
+  const timer = setInterval(() => {
+    if (stopped) return;
+    round = round.then(observe).catch(onError);
+  }, swarmObserverSettings.tickMs);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await round;
+      await releaseLease(ctx.db, LEASE, holder).catch(() => {});
+    },
+  };
+}

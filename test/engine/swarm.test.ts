@@ -1,0 +1,153 @@
+// The swarm engine on a real three-node Docker Swarm (test/support/swarm.ts: network namespaces,
+// one dockerd each): berth runs as its own process with ENGINE=swarm against the manager, builds
+// an application from a loopback git server (the image copied to the workers: no registry), runs
+// it as 3 tasks spread over the nodes behind its link; a redeploy under steady requests fails
+// none; draining a node moves its tasks with no failed request; killing a worker's every process
+// makes berth report the service degraded (ERROR, a DEPLOYMENT_FAILED event) and RUNNING again
+// once Swarm has rescheduled; the cluster status lists the nodes; deletion leaves nothing on any node.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { busyboxImage, NO_DOCKER, testDocker } from '../support/docker.ts';
+import { hostOf, startEngineBerth, viaIngress, webhookReceiver, type EngineBerth } from '../support/engine-berth.ts';
+import { startGitDaemon, type GitDaemon } from '../support/git-daemon.ts';
+import { eventually } from '../support/harness.ts';
+import { steadyLoad } from '../support/http-load.ts';
+import { startSwarmCluster, swarmUnavailable, type SwarmCluster } from '../support/swarm.ts';
+
+const found = await testDocker();
+const why = found ? await swarmUnavailable() : NO_DOCKER;
+
+describe('swarm engine: an application on three nodes', { skip: why ?? false, timeout: 900_000 }, () => {
+  const docker = found?.docker!;
+  let cluster: SwarmCluster;
+  let berth: EngineBerth;
+  let gitd: GitDaemon;
+  let orgId: string;
+  let envId: string;
+  let appId: string;
+  let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
+  let firstDeployment: string;
+
+  async function api(method: string, url: string, body?: unknown) {
+    const r = await berth.api(method, url, body);
+    assert.ok(r.status < 300, `${method} ${url}: ${r.status} ${JSON.stringify(r.body)}`);
+    return r.body;
+  }
+  const manager = () => cluster.manager.docker;
+  const swarmServices = () => manager().listServices({ filters: { label: [`berth.service_id=${appId}`] } });
+  /** the node (hostname) of each running task of the application */
+  async function taskNodes(): Promise<string[]> {
+    const [service] = await swarmServices();
+    if (!service) return [];
+    const [tasks, nodes] = await Promise.all([manager().listTasks({ filters: { service: [service.ID!], 'desired-state': ['running'] } }), manager().listNodes()]);
+    const names = new Map(nodes.map((n: any) => [n.ID, n.Description.Hostname]));
+    return tasks.filter((t: any) => t.Status.State === 'running').map((t: any) => names.get(t.NodeID) as string).sort();
+  }
+  const link = async () => hostOf((await api('GET', `/application/${appId}/link`)).results.find((l: { is_default: boolean }) => l.is_default).url);
+  const load = async (host: string, durationMs: number) => steadyLoad({ address: `http://127.0.0.1:${berth.ingressPort}`, host, total: Math.round(durationMs / 50), concurrency: 2, durationMs });
+
+  before(async () => {
+    const base = await busyboxImage(docker);
+    cluster = await startSwarmCluster(3);
+    await cluster.load(docker, [base]);
+    gitd = await startGitDaemon();
+    await gitd.createRepo('site', {
+      Dockerfile: `FROM ${base}\nCOPY index.html /www/index.html\nCMD ["httpd", "-f", "-p", "8080", "-h", "/www"]\n`,
+      'index.html': 'version 1\n',
+    });
+    berth = await startEngineBerth(cluster.manager.host, {
+      ENGINE: 'swarm', GIT_POLL_INTERVAL_SECONDS: '0',
+      SWARM_NODE_DOCKER_HOSTS: cluster.nodes.slice(1).map((n) => n.host).join(','),
+    });
+    orgId = (await api('GET', '/organization')).results[0].id;
+    hooks = await webhookReceiver();
+    await api('POST', `/organization/${orgId}/webhook`, { target_url: hooks.url, kind: 'STANDARD', events: ['DEPLOYMENT_FAILED'] });
+    const projectId = (await api('POST', `/organization/${orgId}/project`, { name: `swarm-${Date.now()}` })).id;
+    envId = (await api('POST', `/project/${projectId}/environment`, { name: 'production', mode: 'PRODUCTION' })).id;
+  }, { timeout: 300_000 });
+  after(async () => {
+    await berth?.close();
+    await gitd?.close();
+    await hooks?.close();
+    await cluster?.close();
+  });
+
+  test('3 replicas on at least 2 nodes answer at the link; a redeploy under load fails no request', async () => {
+    const app = await api('POST', `/environment/${envId}/application`, {
+      name: 'site', git_repository: { url: `${gitd.baseUrl}/site.git`, branch: 'main' }, cpu: 100, memory: 32,
+      min_running_instances: 3, max_running_instances: 3, ports: [{ internal_port: 8080, publicly_accessible: true }],
+    });
+    appId = app.id;
+    const first = await berth.settle((await api('POST', `/application/${appId}/deploy`)).id, 300_000);
+    assert.equal(first.status, 'DEPLOYED', first.message);
+    const nodes = await taskNodes();
+    assert.equal(nodes.length, 3, JSON.stringify(nodes));
+    assert.ok(new Set(nodes).size >= 2, `tasks spread over nodes: ${nodes.join(', ')}`);
+    const host = await link();
+    await eventually(async () => (await viaIngress(berth.ingressPort, host)).body === 'version 1\n', 30_000, 200);
+    const [service] = await swarmServices();
+    assert.equal(service!.Spec!.EndpointSpec!.Mode, 'dnsrr');
+    assert.equal((service!.Spec as any).UpdateConfig.Order, 'start-first');
+
+    await gitd.push('site', { 'index.html': 'version 2\n' });
+    const loading = load(host, 25_000);
+    firstDeployment = (await api('POST', `/application/${appId}/deploy`)).id;
+    const redeploy = await berth.settle(firstDeployment, 300_000);
+    assert.equal(redeploy.status, 'DEPLOYED', redeploy.message);
+    await eventually(async () => (await viaIngress(berth.ingressPort, host)).body === 'version 2\n', 30_000, 200);
+    const result = await loading;
+    assert.deepEqual(result.failures, [], `${result.failures.length} failed of ${result.ok + result.failures.length}`);
+    assert.ok(result.bodies.includes('version 1\n') && result.bodies.includes('version 2\n'), 'the load saw both versions');
+  });
+
+  test('the cluster status lists the nodes; draining one moves its tasks with no failed request', async () => {
+    const clusters = (await api('GET', `/organization/${orgId}/cluster`)).results;
+    const status = await api('GET', `/organization/${orgId}/cluster/${clusters[0].id}/status`);
+    assert.equal(status.nodes.length, 3);
+    assert.ok(status.nodes.every((n: any) => n.state === 'ready' && n.availability === 'active'), JSON.stringify(status.nodes));
+    assert.equal(status.nodes.reduce((sum: number, n: any) => sum + n.running_tasks, 0), 3);
+
+    const worker = (await manager().listNodes()).find((n: any) => n.Description.Hostname === `${cluster.name}-node2`) as any;
+    const host = await link();
+    const loading = load(host, 15_000);
+    await manager().getNode(worker.ID).update({ version: worker.Version.Index, ...worker.Spec, Availability: 'drain' });
+    await eventually(async () => {
+      const nodes = await taskNodes();
+      return nodes.length === 3 && !nodes.includes(`${cluster.name}-node2`);
+    }, 60_000, 250);
+    const result = await loading;
+    assert.deepEqual(result.failures, [], `${result.failures.length} failed of ${result.ok + result.failures.length}`);
+    const after = await api('GET', `/organization/${orgId}/cluster/${clusters[0].id}/status`);
+    const drained = after.nodes.find((n: any) => n.hostname === `${cluster.name}-node2`);
+    assert.deepEqual([drained.availability, drained.running_tasks], ['drain', 0]);
+    assert.equal((await api('GET', `/application/${appId}/status`)).state, 'RUNNING');
+  });
+
+  test('a worker dies: its tasks come back on the others, berth reports degraded then RUNNING', async () => {
+    assert.ok((await taskNodes()).includes(`${cluster.name}-node3`), 'node 3 runs a task');
+    await cluster.kill(3);
+    await eventually(async () => {
+      const nodes = await taskNodes();
+      return nodes.length === 3 && !nodes.includes(`${cluster.name}-node3`);
+    }, 120_000, 500);
+    const logs = async () => ((await api('GET', `/deployment/${firstDeployment}/log?tail=100`)).results ?? []).map((l: any) => l.message ?? '') as string[];
+    await eventually(async () => (await logs()).some((m) => m.startsWith('Degraded:') && m.includes('node3')), 60_000, 500);
+    await eventually(async () => (await api('GET', `/application/${appId}/status`)).state === 'RUNNING', 60_000, 500);
+    assert.ok((await logs()).some((m) => m.startsWith('Swarm runs every task again')));
+    const failed = await eventually(async () => hooks.bodies.find((b) => JSON.stringify(b).includes('DEPLOYMENT_FAILED') && JSON.stringify(b).includes('node3')), 30_000, 250);
+    assert.ok(failed, 'a DEPLOYMENT_FAILED webhook naming the node');
+    assert.equal((await viaIngress(berth.ingressPort, await link())).body, 'version 2\n');
+  });
+
+  test('deleting the environment leaves no service, network, config or volume on any node', async () => {
+    await api('DELETE', `/environment/${envId}`);
+    const alive = cluster.nodes.filter((n) => n.index !== 3);
+    await eventually(async () => {
+      const services = await manager().listServices({ filters: { label: ['berth.managed=true'] } });
+      const networks = (await manager().listNetworks({ filters: { label: ['berth.managed=true'] } }));
+      const configs = await manager().listConfigs({ filters: { label: ['berth.managed=true'] } });
+      const containers = (await Promise.all(alive.map((n) => n.docker.listContainers({ all: true, filters: { label: ['berth.managed=true'] } })))).flat();
+      return services.length === 0 && networks.length === 0 && configs.length === 0 && containers.length === 0;
+    }, 120_000, 500);
+  });
+});
