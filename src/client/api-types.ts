@@ -4000,7 +4000,7 @@ export interface components {
         };
         /** AdvancedSettingsEngineSupport */
         AdvancedSettingsEngineSupport: {
-            engine: "docker" | "simulated";
+            engine: "docker" | "swarm" | "simulated";
             results: components["schemas"]["AdvancedSettingEngineSupport"][];
         };
         /**

@@ -30,13 +30,13 @@ const NOT_APPLIED_HEADER = 'X-Berth-Settings-Not-Applied';
 const NOT_APPLIED_NOTE = `The ${NOT_APPLIED_HEADER} response header lists the keys the running engine does not apply (comma-separated; …/advancedSettings/engineSupport says why; docs/advanced-settings.md).`;
 
 const EngineSupport = Type.Object({
-  engine: Type.Union([Type.Literal('docker'), Type.Literal('simulated')]),
+  engine: Type.Union([Type.Literal('docker'), Type.Literal('swarm'), Type.Literal('simulated')]),
   results: Type.Array(Type.Object({
     key: Type.String(), applied: Type.Boolean(), reason: Type.Union([Type.String(), Type.Null()], { description: 'why the engine does not apply it; null when it does' }),
   }, { title: 'AdvancedSettingEngineSupport' })),
 }, { title: 'AdvancedSettingsEngineSupport' });
 
-const settingsEngine = (name: string): SettingsEngine => (name === 'docker' ? 'docker' : 'simulated');
+const settingsEngine = (name: string): SettingsEngine => (name === 'docker' || name === 'swarm' ? name : 'simulated');
 
 const TYPES = [
   { path: 'application', type: 'APPLICATION', label: 'Application', tag: 'Applications', status: 'getApplicationStatus' },

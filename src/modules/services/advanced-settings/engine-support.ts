@@ -5,7 +5,7 @@
 // and `berth` show, and what `npm run docs:settings` turns into docs/advanced-settings.md.
 import type { AnyAdvancedSettingKey } from './catalogue.ts';
 
-export type SettingsEngine = 'docker' | 'simulated';
+export type SettingsEngine = 'docker' | 'swarm' | 'simulated';
 
 type Support = true | string;
 
@@ -70,11 +70,32 @@ const DOCKER: Record<AnyAdvancedSettingKey, Support> = {
   'security.read_only_root_filesystem': true,
 };
 
+const SWARM_HOOKS = 'the swarm engine runs tasks through Swarm, which has no lifecycle hooks: no command runs after start or before stop';
+const SWARM_PLACEMENT = 'not mapped to Swarm placement yet: the swarm engine spreads replicas over nodes (a preference by node id)';
+
+/** the swarm engine (decision 0343): the docker engine's builds, ingress and limits; Swarm's own update, one task at a time */
+const SWARM: Record<AnyAdvancedSettingKey, Support> = {
+  ...DOCKER,
+  'deployment.affinity.node.required': SWARM_PLACEMENT,
+  'deployment.antiaffinity.pod': SWARM_PLACEMENT,
+  'deployment.topology_spread.zone': SWARM_PLACEMENT,
+  'deployment.lifecycle.post_start_exec_command': SWARM_HOOKS,
+  'deployment.lifecycle.pre_stop_exec_command': SWARM_HOOKS,
+  'deployment.update_strategy.rolling_update.max_unavailable_percent': 'Swarm\'s rolling update replaces one task at a time (update parallelism 1), whatever the percentage',
+  'deployment.update_strategy.rolling_update.max_surge_percent': 'Swarm\'s rolling update replaces one task at a time (update parallelism 1), whatever the percentage',
+  'hpa.cpu.average_utilization_percent': 'the autoscaler reads one host\'s Docker stats: on Swarm, replicas stay at min_running_instances',
+  'hpa.memory.average_utilization_percent': 'the autoscaler reads one host\'s Docker stats: on Swarm, replicas stay at min_running_instances',
+  'job.delete_ttl_seconds_after_finished': 'a run is a Swarm job service, removed once its output is recorded',
+  'cronjob.failed_jobs_history_limit': 'a run is a Swarm job service, removed once its output is recorded: nothing is kept to limit',
+  'cronjob.success_jobs_history_limit': 'a run is a Swarm job service, removed once its output is recorded: nothing is kept to limit',
+  'cronjob.concurrency_policy': 'Forbid is applied; Replace starts the new run beside the previous one (as Allow)',
+};
+
 const SIMULATED = 'the simulated engine runs nothing: no setting changes anything until a real engine (docker) runs the service';
 
 /** whether `engine` applies `key`: true, or why not */
 export function settingSupport(engine: SettingsEngine, key: AnyAdvancedSettingKey): Support {
-  return engine === 'docker' ? DOCKER[key] : SIMULATED;
+  return engine === 'docker' ? DOCKER[key] : engine === 'swarm' ? SWARM[key] : SIMULATED;
 }
 
 /** of `keys` (one service kind's), those `engine` does not apply, each with why */
@@ -90,8 +111,8 @@ const cell = (text: string) => text.replace(/\|/g, '\\|');
 /** docs/advanced-settings.md: every key, the kinds that have it, and what each engine does with it */
 export function engineSupportMarkdown(catalogue: Readonly<Record<AnyAdvancedSettingKey, { kinds: readonly string[]; meaning: string }>>): string {
   const rows = (Object.keys(catalogue) as AnyAdvancedSettingKey[]).map((key) => {
-    const docker = settingSupport('docker', key);
-    return `| \`${key}\` | ${catalogue[key].kinds.join(', ')} | ${docker === true ? 'applied' : `not applied: ${cell(docker)}`} | ${cell(catalogue[key].meaning)} |`;
+    const said = (support: Support) => (support === true ? 'applied' : `not applied: ${cell(support)}`);
+    return `| \`${key}\` | ${catalogue[key].kinds.join(', ')} | ${said(settingSupport('docker', key))} | ${said(settingSupport('swarm', key))} | ${cell(catalogue[key].meaning)} |`;
   });
   return [
     '# Advanced settings: what each engine applies',
@@ -100,13 +121,13 @@ export function engineSupportMarkdown(catalogue: Readonly<Record<AnyAdvancedSett
     '(decision 0336); `test/services/settings-support.test.ts` fails while this file is stale.',
     '',
     'A service\'s advanced settings are stored, validated and returned whatever the engine. The docker',
-    'engine applies the keys marked *applied*: at the next deployment, and the `network.ingress.*`',
+    'and swarm engines apply the keys marked *applied*: at the next deployment, and the `network.ingress.*`',
     'ones at once. The simulated engine runs nothing and applies none. `GET …/advancedSettings` says',
     'which keys the running engine does not apply in its `X-Berth-Settings-Not-Applied` header, and',
     '`GET …/advancedSettings/engineSupport` lists them with the reason.',
     '',
-    '| key | services | docker engine | meaning |',
-    '|---|---|---|---|',
+    '| key | services | docker engine | swarm engine | meaning |',
+    '|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');
