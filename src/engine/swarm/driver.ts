@@ -156,8 +156,10 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       const line = (text: string) => log('BUILD', text);
       if (options.registry) return { ...built, imageTag: await pushToRegistry(docker, built.imageTag, options.registry, line, signal) };
       const nodes = await nodeClients();
-      await copyToNodes(docker, built.imageTag, nodes, await managerId(), line);
       const all = await listNodes(docker);
+      // the manager has it; a node that is down now gets it at the next build
+      const skip = new Set([await managerId(), ...all.filter((n) => n.state !== 'ready').map((n) => n.id)]);
+      await copyToNodes(docker, built.imageTag, nodes, skip, line);
       const missing = all.filter((n) => n.role !== 'manager' && !nodes.some((d) => d.nodeId === n.id));
       if (missing.length > 0) await line(`No registry (SWARM_REGISTRY) and no daemon address for ${missing.map((n) => n.hostname).join(', ')}: tasks placed there cannot find ${built.imageTag}`);
       return built;

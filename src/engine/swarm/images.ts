@@ -48,17 +48,25 @@ async function hasImage(docker: Docker, ref: string): Promise<boolean> {
   }
 }
 
-/** copies `ref` from the manager to each node daemon lacking it; the nodes it could not copy to */
-export async function copyToNodes(manager: Docker, ref: string, nodes: NodeDaemon[], managerNodeId: string,
+/**
+ * copies `ref` from the manager to each ready node daemon lacking it; a node it cannot copy to is a
+ * log line, not a failure (Swarm places tasks on the nodes that have the image... or fails them there)
+ */
+export async function copyToNodes(manager: Docker, ref: string, nodes: NodeDaemon[], skip: ReadonlySet<string>,
   log: (line: string) => Promise<void>): Promise<void> {
   for (const node of nodes) {
-    if (node.nodeId === managerNodeId || await hasImage(node.docker, ref)) continue;
-    const started = Date.now();
-    const image = await manager.getImage(ref).get();
-    const loaded = await node.docker.loadImage(image, { quiet: true }) as NodeJS.ReadableStream;
-    for await (const message of jsonLines(loaded, AbortSignal.timeout(600_000))) {
-      if (message.error) throw new EngineFailure('build', `Copying ${ref} to ${node.hostname} failed: ${message.error}`);
+    if (skip.has(node.nodeId)) continue;
+    try {
+      if (await hasImage(node.docker, ref)) continue;
+      const started = Date.now();
+      const image = await manager.getImage(ref).get();
+      const loaded = await node.docker.loadImage(image, { quiet: true }) as NodeJS.ReadableStream;
+      for await (const message of jsonLines(loaded, AbortSignal.timeout(600_000))) {
+        if (message.error) throw new Error(message.error);
+      }
+      await log(`Copied ${ref} to ${node.hostname} (docker save | docker load, ${Date.now() - started} ms)`);
+    } catch (err) {
+      await log(`Could not copy ${ref} to ${node.hostname}: ${(err as Error).message}`);
     }
-    await log(`Copied ${ref} to ${node.hostname} (docker save | docker load, ${Date.now() - started} ms)`);
   }
 }
