@@ -183,17 +183,27 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     const same = (await api('GET', `/job/${job.id}/run?page_size=100`)).results.filter((r: any) => r.scheduled_for === run.scheduled_for);
     assert.equal(same.length, 1);
     assert.equal((await manager().listServices({ filters: { label: [`berth.service_id=${job.id}`, 'berth.role=job-run'] } })).length, 0, 'the job service is removed after its run');
+    const runContainers = (await Promise.all(cluster.nodes.filter((n) => n.index !== 3).map((n) => n.docker.listContainers({ all: true, filters: { label: [`berth.run_id=${run.id}`] } })))).flat();
+    assert.deepEqual(runContainers.filter((c) => c.State !== 'running').map((c) => c.Names[0]), [], 'a finished run leaves no container on any node');
   });
 
-  test('deleting the environment leaves no service, network, config or volume on any node', async () => {
+  test('deleting the environment leaves no service, network, config or container on any live node', { timeout: 240_000 }, async () => {
     await api('DELETE', `/environment/${envId}`);
     const alive = cluster.nodes.filter((n) => n.index !== 3);
-    await eventually(async () => {
-      const services = await manager().listServices({ filters: { label: ['berth.managed=true'] } });
-      const networks = (await manager().listNetworks({ filters: { label: ['berth.managed=true'] } }));
-      const configs = await manager().listConfigs({ filters: { label: ['berth.managed=true'] } });
-      const containers = (await Promise.all(alive.map((n) => n.docker.listContainers({ all: true, filters: { label: ['berth.managed=true'] } })))).flat();
-      return services.length === 0 && networks.length === 0 && configs.length === 0 && containers.length === 0;
-    }, 120_000, 500);
+    const leftovers = async () => {
+      const filters = { label: ['berth.managed=true'] };
+      const [services, networks, configs] = await Promise.all([manager().listServices({ filters }), manager().listNetworks({ filters }), manager().listConfigs({ filters })]);
+      const containers = (await Promise.all(alive.map((n) => n.docker.listContainers({ all: true, filters })))).flat();
+      return {
+        services: services.map((x: any) => x.Spec.Name), networks: networks.map((x: any) => x.Name), configs: configs.map((x: any) => x.Spec.Name),
+        containers: containers.map((x: any) => `${x.Names[0]} ${x.State}`),
+      };
+    };
+    let left = await leftovers();
+    for (const deadline = Date.now() + 180_000; Date.now() < deadline; left = await leftovers()) {
+      if (Object.values(left).every((l) => l.length === 0)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.deepEqual(left, { services: [], networks: [], configs: [], containers: [] });
   });
 });

@@ -225,10 +225,13 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
         await docker.getService(s.ID).remove().catch(() => {});
       }
       // tasks leave their nodes after the service is gone: wait, so the network and volumes can go too
+      // (tasks of a node that is down stay in Swarm's books until it is back: they are not waited for)
       const deadline = Date.now() + 60_000;
+      const ready = new Set((await nodesNow()).filter((n) => n.state === 'ready').map((n) => n.id));
       for (const s of owned) {
-        while ((await listTasks(docker, s.ID).catch(() => [])).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+        while ((await listTasks(docker, s.ID).catch(() => [])).some((t) => ready.has(t.nodeId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
       }
+      await sweepContainers(service.id);
       await removeConfigs(docker, swarmServiceName(service.slug, service.id), []);
       await log('DEPLOY', `Removed ${owned.length} Swarm service(s) of ${service.name}`);
       const left = await docker.listServices({ filters: labelFilter({ 'berth.environment_id': service.environmentId }) });
@@ -252,10 +255,14 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       const job = plan.job!;
       const cmd = command === 'cron' ? job.cron : command === 'start' ? job.onStart : command === 'stop' ? job.onStop : job.onDelete;
       const network = await ensureNetwork(service.environmentId, idsOf(service));
-      return runSwarmJob({
-        docker, ids: idsOf(service), slug: service.slug, runId, image: imageToRun(service, plan), plan, network, command: cmd,
-        settings: serviceSettings(service.advancedSettings), cron: command === 'cron',
-      }, line, signal);
+      try {
+        return await runSwarmJob({
+          docker, ids: idsOf(service), slug: service.slug, runId, image: imageToRun(service, plan), plan, network, command: cmd,
+          settings: serviceSettings(service.advancedSettings), cron: command === 'cron',
+        }, line, signal);
+      } finally {
+        await sweepContainers(service.id, { 'berth.run_id': runId });
+      }
     },
     async applyIngressSettings(service: IngressSettingsTarget): Promise<string[]> {
       if (!options.ingress) return [];
@@ -297,6 +304,15 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     },
     async close() { await local.close?.(); },
   };
+
+  /** a finished task's container Swarm did not take away (a job run's, seen after its service was removed): gone from every node berth reaches */
+  async function sweepContainers(serviceId: string, extra: Record<string, string> = {}) {
+    const daemons = [docker, ...(await nodeClients()).map((n) => n.docker)];
+    for (const d of daemons) {
+      const left = await d.listContainers({ all: true, filters: labelFilter({ 'berth.service_id': serviceId, ...extra }) }).catch(() => []);
+      for (const c of left.filter((x) => x.State !== 'running')) await d.getContainer(c.Id).remove({ force: true }).catch(() => {});
+    }
+  }
 
   async function removeNetwork(name: string) {
     for (let i = 0; i < 20; i++) {
