@@ -27,8 +27,11 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
 
   async function observe(): Promise<void> {
     if (!(await holdLease(ctx.db, LEASE, holder, swarmObserverSettings.leaseSeconds).catch(() => false))) return;
-    const health = await driver.syncAll();
-    const states = await serviceStates(ctx.db, health.map((h) => h.serviceId));
+    let states = new Map<string, { state: string; generation: string | null }>();
+    const health = await driver.syncAll(async (ids) => {
+      states = await serviceStates(ctx.db, ids);
+      return new Set(states.keys());
+    });
     for (const h of health) {
       const known = states.get(h.serviceId);
       if (!known) continue; // not berth's (another berth on this Swarm), or mid-deletion

@@ -12,7 +12,9 @@ import { hostOf, startEngineBerth, viaIngress, webhookReceiver, type EngineBerth
 import { startGitDaemon, type GitDaemon } from '../support/git-daemon.ts';
 import { eventually } from '../support/harness.ts';
 import { steadyLoad } from '../support/http-load.ts';
-import { startSwarmCluster, swarmUnavailable, type SwarmCluster } from '../support/swarm.ts';
+import { startSwarmCluster, swarmHostAddress, swarmUnavailable, type SwarmCluster } from '../support/swarm.ts';
+import { startTestRegistry, type TestRegistry } from '../support/registry.ts';
+import { freePort } from '../support/processes.ts';
 
 const found = await testDocker();
 // the Swarm suite runs on the PostgreSQL pass of .ci/run (about 4 minutes; the embedded pass stays
@@ -23,6 +25,7 @@ const why = !found ? NO_DOCKER : !onThisPass ? 'the Swarm suite runs with DATABA
 describe('swarm engine: an application on three nodes', { skip: why ?? false, timeout: 900_000 }, () => {
   const docker = found?.docker!;
   let cluster: SwarmCluster;
+  let registry: TestRegistry;
   let berth: EngineBerth;
   let gitd: GitDaemon;
   let orgId: string;
@@ -51,7 +54,10 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
 
   before(async () => {
     const base = await busyboxImage(docker);
-    cluster = await startSwarmCluster(3);
+    // a plain-HTTP registry on the test host's leg of the cluster network, which every node may pull from
+    const registryAddress = `${swarmHostAddress().address}:${await freePort()}`;
+    cluster = await startSwarmCluster(3, { registry: registryAddress });
+    registry = await startTestRegistry(docker, { host: registryAddress.split(':')[0], auth: false, port: Number(registryAddress.split(':')[1]) });
     await cluster.load(docker, [base]);
     gitd = await startGitDaemon();
     await gitd.createRepo('site', {
@@ -72,6 +78,7 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     await berth?.close();
     await gitd?.close();
     await hooks?.close();
+    await registry?.close();
     await cluster?.close();
   });
 
@@ -101,6 +108,42 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     const result = await loading;
     assert.deepEqual(result.failures, [], `${result.failures.length} failed of ${result.ok + result.failures.length}`);
     assert.ok(result.bodies.includes('version 1\n') && result.bodies.includes('version 2\n'), 'the load saw both versions');
+  });
+
+  test('with SWARM_REGISTRY, a build is pushed once and every node pulls it (no copies)', { timeout: 300_000 }, async () => {
+    const other = await startEngineBerth(cluster.manager.host, { ENGINE: 'swarm', GIT_POLL_INTERVAL_SECONDS: '0', SWARM_REGISTRY: registry.address });
+    try {
+      const call = async (method: string, url: string, body?: unknown) => {
+        const r = await other.api(method, url, body);
+        assert.ok(r.status < 300, `${method} ${url}: ${r.status} ${JSON.stringify(r.body)}`);
+        return r.body;
+      };
+      const org = (await call('GET', '/organization')).results[0].id;
+      const project = (await call('POST', `/organization/${org}/project`, { name: `swarm-registry-${Date.now()}` })).id;
+      const env = (await call('POST', `/project/${project}/environment`, { name: 'registry', mode: 'STAGING' })).id;
+      const app = await call('POST', `/environment/${env}/application`, {
+        name: 'pulled', git_repository: { url: `${gitd.baseUrl}/site.git`, branch: 'main' }, cpu: 100, memory: 32,
+        min_running_instances: 3, max_running_instances: 3, ports: [{ internal_port: 8080, publicly_accessible: true }],
+      });
+      const deployment = (await call('POST', `/application/${app.id}/deploy`)).id;
+      const done = await other.settle(deployment, 300_000);
+      assert.equal(done.status, 'DEPLOYED', done.message);
+      const lines = (await call('GET', `/deployment/${deployment}/log?page_size=100`)).results.map((l: any) => l.message as string);
+      assert.ok(lines.some((l: string) => l.startsWith(`Pushed ${registry.address}/berth/${app.id}:`)), JSON.stringify(lines));
+      assert.ok(!lines.some((l: string) => l.startsWith('Copied ')), 'nothing copied by berth');
+      const catalog = await (await fetch(`http://${registry.address}/v2/_catalog`)).json() as { repositories: string[] };
+      assert.ok(catalog.repositories.includes(`berth/${app.id}`), JSON.stringify(catalog));
+      const [service] = await manager().listServices({ filters: { label: [`berth.service_id=${app.id}`] } });
+      assert.ok((service!.Spec as any).TaskTemplate.ContainerSpec.Image.startsWith(`${registry.address}/berth/${app.id}:`));
+      const tasks = (await manager().listTasks({ filters: { service: [service!.ID!], 'desired-state': ['running'] } })).filter((t: any) => t.Status.State === 'running');
+      assert.ok(new Set(tasks.map((t: any) => t.NodeID)).size >= 2, 'tasks on at least two nodes, each pulled from the registry');
+      const host = hostOf((await call('GET', `/application/${app.id}/link`)).results[0].url);
+      await eventually(async () => (await viaIngress(other.ingressPort, host)).status === 200, 30_000, 200);
+      await call('DELETE', `/environment/${env}`);
+      await eventually(async () => (await manager().listServices({ filters: { label: [`berth.environment_id=${env}`] } })).length === 0, 60_000, 500);
+    } finally {
+      await other.close();
+    }
   });
 
   test('the cluster status lists the nodes; draining one moves its tasks with no failed request', async () => {
@@ -187,14 +230,16 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     assert.deepEqual(runContainers.filter((c) => c.State !== 'running').map((c) => c.Names[0]), [], 'a finished run leaves no container on any node');
   });
 
-  test('deleting the environment leaves no service, network, config or container on any live node', { timeout: 240_000 }, async () => {
+  test('deleting the environment leaves no service, network, config, container or volume on any live node', { timeout: 240_000 }, async () => {
     await api('DELETE', `/environment/${envId}`);
     const alive = cluster.nodes.filter((n) => n.index !== 3);
     const leftovers = async () => {
       const filters = { label: ['berth.managed=true'] };
       const [services, networks, configs] = await Promise.all([manager().listServices({ filters }), manager().listNetworks({ filters }), manager().listConfigs({ filters })]);
       const containers = (await Promise.all(alive.map((n) => n.docker.listContainers({ all: true, filters })))).flat();
+      const volumes = (await Promise.all(alive.map((n) => n.docker.listVolumes({ filters })))).flatMap((v) => v.Volumes ?? []);
       return {
+        volumes: volumes.map((v) => v.Name),
         services: services.map((x: any) => x.Spec.Name), networks: networks.map((x: any) => x.Name), configs: configs.map((x: any) => x.Spec.Name),
         containers: containers.map((x: any) => `${x.Names[0]} ${x.State}`),
       };
@@ -204,6 +249,6 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
       if (Object.values(left).every((l) => l.length === 0)) break;
       await new Promise((r) => setTimeout(r, 500));
     }
-    assert.deepEqual(left, { services: [], networks: [], configs: [], containers: [] });
+    assert.deepEqual(left, { volumes: [], services: [], networks: [], configs: [], containers: [] });
   });
 });

@@ -6,7 +6,7 @@
 # namespace) gets an address on the same /24, so berth's ingress proxy reaches host-mode ports on
 # every node; no node has a default route (nothing beyond the cluster is contacted).
 #
-#   swarm-cluster.sh up   <name> <octet> <nodes> <dir>   prints "node <i> <address> <socket>" lines
+#   swarm-cluster.sh up   <name> <octet> <nodes> <dir> [registry]   prints "node <i> <address> <socket>" lines
 #   swarm-cluster.sh kill <name> <i>                     every process of node i dies (SIGKILL)
 #   swarm-cluster.sh down <name> <nodes> <dir>           stops the daemons, removes namespaces and <dir>
 set -euo pipefail
@@ -25,7 +25,7 @@ kill_node() {
 
 case "$cmd" in
 up)
-  octet=$3 nodes=$4 dir=$5
+  octet=$3 nodes=$4 dir=$5 registry=${6:-}
   base=$(subnet "$octet"); prefix=${base%.0}
   mkdir -p "$dir"
   ip netns add "${name}-br"
@@ -56,8 +56,8 @@ up)
       mount -t cgroup -o none,name=systemd cgroup /sys/fs/cgroup/systemd
       mount -t cgroup2 cgroup2 /sys/fs/cgroup/unified
       hostname "$1"
-      exec dockerd --host "unix://$2/docker.sock" --data-root "$2/data" --exec-root "$2/exec" --pidfile "$2/docker.pid"
-    ' sh "${name}-node$i" "$d" >"$d/dockerd.log" 2>&1 &
+      exec dockerd --host "unix://$2/docker.sock" --data-root "$2/data" --exec-root "$2/exec" --pidfile "$2/docker.pid" ${3:+--insecure-registry "$3"}
+    ' sh "${name}-node$i" "$d" "$registry" >"$d/dockerd.log" 2>&1 &
   done
   for i in $(seq 1 "$nodes"); do
     sock="$dir/node$i/docker.sock"

@@ -17,6 +17,8 @@ export interface SwarmNodeHandle { index: number; address: string; host: string;
 
 export interface SwarmCluster {
   name: string;
+  /** the test host's address on the cluster's /24 (what the nodes reach it at) */
+  hostAddress: string;
   nodes: SwarmNodeHandle[];
   manager: SwarmNodeHandle;
   /** every process of node i (dockerd, containerd, its containers) dies at once */
@@ -35,18 +37,26 @@ export async function swarmUnavailable(): Promise<string | null> {
   return null;
 }
 
-export async function startSwarmCluster(nodes = 3): Promise<SwarmCluster> {
+/** the octet of this process's cluster, and the test host's address on it (swarm-cluster.sh's addressing) */
+export function swarmHostAddress(): { octet: number; address: string } {
   const octet = (process.pid % 400) + 1;
+  return { octet, address: `10.${200 + Math.floor(octet / 250)}.${octet % 250}.1` };
+}
+
+/** `registry`: a plain-HTTP registry address (on hostAddress) the nodes may pull from */
+export async function startSwarmCluster(nodes = 3, options: { registry?: string } = {}): Promise<SwarmCluster> {
+  const { octet, address: hostAddress } = swarmHostAddress();
   const name = `bsw${octet}`;
   const dir = `${ROOT}/${name}`;
   await execFileP('bash', [SCRIPT, 'down', name, String(nodes), dir]).catch(() => {});
-  const { stdout } = await execFileP('bash', [SCRIPT, 'up', name, String(octet), String(nodes), dir], { timeout: 120_000 });
+  const { stdout } = await execFileP('bash', [SCRIPT, 'up', name, String(octet), String(nodes), dir, options.registry ?? ''], { timeout: 120_000 });
   const handles = stdout.trim().split('\n').filter((l) => l.startsWith('node ')).map((l) => {
     const [, index, address, socket] = l.split(' ');
     return { index: Number(index), address: address!, host: `unix://${socket}`, docker: dockerAt(`unix://${socket}`) };
   });
   return {
     name,
+    hostAddress,
     nodes: handles,
     manager: handles[0]!,
     async kill(index) { await execFileP('bash', [SCRIPT, 'kill', name, String(index)]); },

@@ -39,7 +39,7 @@ export interface SwarmDriverOptions {
 }
 
 
-export type SwarmDriver = EngineDriver & { name: 'swarm'; docker: Docker; ingress: IngressLike | null; nodes(): Promise<EngineNode[]>; syncAll(): Promise<SwarmServiceHealth[]> };
+export type SwarmDriver = EngineDriver & { name: 'swarm'; docker: Docker; ingress: IngressLike | null; nodes(): Promise<EngineNode[]>; syncAll(known: (serviceIds: string[]) => Promise<ReadonlySet<string>>): Promise<SwarmServiceHealth[]> };
 
 /** what the observer needs per berth service on the Swarm */
 export interface SwarmServiceHealth {
@@ -282,8 +282,11 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
         running_tasks: tasks.filter((t) => t.NodeID === n.id && t.Status?.State === 'running').length,
       }));
     },
-    async syncAll(): Promise<SwarmServiceHealth[]> {
-      const services = await docker.listServices({ filters: labelFilter({ 'berth.role': 'replica' }) }) as Array<Record<string, any>>;
+    async syncAll(known): Promise<SwarmServiceHealth[]> {
+      const all = await docker.listServices({ filters: labelFilter({ 'berth.role': 'replica' }) }) as Array<Record<string, any>>;
+      // services another berth runs on this Swarm (or mid-deletion here) are left alone: no route, no report
+      const ours = await known(all.map((s) => s.Spec?.Labels?.['berth.service_id']).filter(Boolean));
+      const services = all.filter((s) => ours.has(s.Spec?.Labels?.['berth.service_id']));
       const nodes = new Map((await nodesNow()).map((n) => [n.id, n]));
       const health: SwarmServiceHealth[] = [];
       for (const s of services) {

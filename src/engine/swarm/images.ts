@@ -31,7 +31,7 @@ export async function pushToRegistry(manager: Docker, tag: string, registry: str
   const [repo, version] = [ref.slice(0, ref.lastIndexOf(':')), ref.slice(ref.lastIndexOf(':') + 1)];
   await manager.getImage(tag).tag({ repo, tag: version });
   await log(`Pushing ${ref}`);
-  const stream = await manager.getImage(ref).push({}) as NodeJS.ReadableStream;
+  const stream = await manager.getImage(repo).push({ tag: version, authconfig: {} } as never) as unknown as NodeJS.ReadableStream;
   for await (const message of jsonLines(stream, signal)) {
     if (message.error) throw new EngineFailure('build', `Pushing ${ref} failed: ${message.error}`);
   }
