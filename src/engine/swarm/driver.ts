@@ -19,6 +19,7 @@ import type { RuntimePlan } from '../plan.ts';
 import { copyToNodes, nodeDaemons, pushToRegistry, type NodeDaemon } from './images.ts';
 import { runSwarmJob } from './jobs.ts';
 import { pinLabel, serviceSpec, swarmServiceName } from './spec.ts';
+import { daemonMessage } from '../docker/stream.ts';
 import { converge, listNodes, listTasks, routeKeeper, type SwarmNode } from './tasks.ts';
 import { fileConfigs, removeConfigs } from './configs.ts';
 
@@ -136,7 +137,20 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       await docker.getService(name).update({ ...(auth ? { authconfig: auth } : {}), version: current.Version.Index, ...spec } as never);
     } else {
       await log('DEPLOY', `Creating Swarm service ${name} (${replicas} replica(s) spread over the nodes, endpoint mode dnsrr)`);
-      await docker.createService((auth ?? {}) as never, spec as never);
+      const create = () => docker.createService((auth ?? {}) as never, spec as never) as unknown as Promise<unknown>;
+      // the environment's last service was just removed and its network is going with it (an uninstall
+      // overlapping this deployment): wait until it is gone, make it again, and create the service then
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await create();
+          break;
+        } catch (err) {
+          if (!/network .*not found/i.test(daemonMessage(err)) || attempt >= 40) throw err;
+          if (attempt === 0) await log('DEPLOY', `The environment's network is being removed (${daemonMessage(err)}): creating it again`);
+          await new Promise((r) => setTimeout(r, 250));
+          await ensureNetwork(service.environmentId, ids);
+        }
+      }
     }
     // the ingress routes carry the service's settings: the keeper upserts through the wrapped ingress
     const keeper = ingress ? routeKeeper(ingress) : routes;
@@ -234,8 +248,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       await sweepContainers(service.id);
       await removeConfigs(docker, swarmServiceName(service.slug, service.id), []);
       await log('DEPLOY', `Removed ${owned.length} Swarm service(s) of ${service.name}`);
-      const left = await docker.listServices({ filters: labelFilter({ 'berth.environment_id': service.environmentId }) });
-      if (left.length === 0) await removeNetwork(networkName(service.environmentId));
+      await removeNetwork(networkName(service.environmentId), service.environmentId);
       if (opts.purge) await purge(service, log);
       await local.uninstall(service, async () => {}, signal, opts).catch(() => {}); // agent-run leftovers on the manager
     },
@@ -317,8 +330,10 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     }
   }
 
-  async function removeNetwork(name: string) {
+  async function removeNetwork(name: string, environmentId: string) {
     for (let i = 0; i < 20; i++) {
+      // a deployment may have put a new service on it meanwhile: then it stays
+      if ((await docker.listServices({ filters: labelFilter({ 'berth.environment_id': environmentId }) })).length > 0) return;
       try {
         await docker.getNetwork(name).remove();
         return;
@@ -329,6 +344,20 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     }
   }
 
+  /** a volume is in use until the last task container of the service has left its node: retried for a while (409), gone or absent otherwise */
+  async function removeVolume(d: Docker, name: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 60; attempt++) {
+      try {
+        await d.getVolume(name).remove();
+        return true;
+      } catch (err) {
+        if ((err as { statusCode?: number }).statusCode !== 409) return false;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+    return false;
+  }
+
   /** volumes on the nodes that hold them, the pin label, and the images built for the service on every node */
   async function purge(service: DriverService, log: LogSink) {
     const nodes = await nodeClients();
@@ -337,7 +366,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     for (const d of everywhere) {
       const found = await d.listVolumes({ filters: labelFilter({ 'berth.service_id': service.id }) }).catch(() => ({ Volumes: [] }));
       for (const name of new Set([...(found.Volumes ?? []).map((v) => v.Name), volumeName(service.id, 'data')])) {
-        if (await d.getVolume(name).remove().then(() => true, () => false)) volumes++;
+        if (await removeVolume(d, name)) volumes++;
       }
       const images = await d.listImages({ filters: labelFilter({ 'berth.service_id': service.id }) }).catch(() => []);
       for (const image of images) await d.getImage(image.Id).remove({ force: true }).catch(() => {});
