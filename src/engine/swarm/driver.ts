@@ -12,16 +12,17 @@ import { createDockerDriver, imageToRun, NO_INGRESS } from '../docker/driver.ts'
 import { databaseContainer } from '../docker/databases.ts';
 import { ingressWithSettings } from '../docker/ingress-settings.ts';
 import { routeSettingsOf } from '../ingress/settings.ts';
-import { labelFilter, networkName, ownerLabels, parseRoutes, volumeName, type OwnerIds } from '../docker/naming.ts';
+import { labelFilter, parseRoutes, type OwnerIds } from '../docker/naming.ts';
 import { readinessOf, routesOf, type IngressLike } from '../docker/rollout.ts';
 import { serviceSettings } from '../settings.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { copyToNodes, nodeDaemons, pushToRegistry, type NodeDaemon } from './images.ts';
 import { runSwarmJob } from './jobs.ts';
-import { pinLabel, serviceSpec, swarmServiceName } from './spec.ts';
+import { serviceSpec, swarmServiceName } from './spec.ts';
 import { daemonMessage } from '../docker/stream.ts';
-import { converge, listNodes, listTasks, routeKeeper, type SwarmNode } from './tasks.ts';
+import { converge, listNodes, listTasks, routeKeeper } from './tasks.ts';
 import { fileConfigs, removeConfigs } from './configs.ts';
+import { ensureNetwork, pinVolumes, purgeService, removeNetwork, sweepContainers } from './resources.ts';
 
 export interface SwarmDriverOptions {
   /** the manager */
@@ -45,6 +46,8 @@ export type SwarmDriver = EngineDriver & { name: 'swarm'; docker: Docker; ingres
 /** what the observer needs per berth service on the Swarm */
 export interface SwarmServiceHealth {
   serviceId: string; generation: string | null; desired: number; running: number; detail: string;
+  /** the Swarm service's own id (its logs are followed by it) */
+  swarmId: string;
   /** tasks last seen running on a node that is down now (lost with it; Swarm starts replacements elsewhere) */
   lost: string[];
 }
@@ -70,17 +73,9 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     for (const n of nodes) if (n.address) addresses.add(n.address);
     return nodes;
   };
+  /** the manager and every node daemon berth reaches */
+  const everyDaemon = async () => [docker, ...(await nodeClients()).map((n) => n.docker)];
   const managerId = async () => ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? '';
-
-  async function ensureNetwork(environmentId: string, ids: OwnerIds): Promise<string> {
-    const name = networkName(environmentId);
-    const found = await docker.listNetworks({ filters: { name: [name] } });
-    if (!found.some((n) => n.Name === name)) {
-      await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: { ...ownerLabels({ ...ids, serviceId: '' }), 'berth.role': 'environment-network' } })
-        .catch((err: { statusCode?: number }) => { if (err.statusCode !== 409) throw err; });
-    }
-    return name;
-  }
 
   async function inspect(name: string): Promise<Record<string, any> | null> {
     try {
@@ -91,32 +86,14 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     }
   }
 
-  /** the node holding the service's volumes: chosen once (the ready, active node with the fewest pinned), recorded as a node label */
-  async function pin(serviceId: string, log: LogSink): Promise<string> {
-    const label = pinLabel(serviceId);
-    const nodes = await listNodes(docker);
-    const held = nodes.find((n) => n.labels[label] === 'true');
-    if (held) {
-      await log('DEPLOY', `Pinned to node ${held.hostname}, which holds its volume`);
-      return held.hostname;
-    }
-    const pins = (n: SwarmNode) => Object.keys(n.labels).filter((k) => k.startsWith('berth.volume.')).length;
-    const candidates = nodes.filter((n) => n.state === 'ready' && n.availability === 'active').sort((a, b) => pins(a) - pins(b));
-    const node = candidates[0];
-    if (!node) throw new EngineFailure('deploy', 'No Swarm node is ready and active to hold the service\'s volume');
-    await docker.getNode(node.id).update({ version: node.version, ...node.spec, Labels: { ...node.labels, [label]: 'true' } });
-    await log('DEPLOY', `Pinned to node ${node.hostname}: its volume lives there, and so does every task of it (node label ${label})`);
-    return node.hostname;
-  }
-
   async function deployService(service: DriverService, plan: RuntimePlan, image: string, log: LogSink, signal: AbortSignal, force: 'bump' | 'keep' = 'keep') {
     const ids = idsOf(service);
     const name = swarmServiceName(service.slug, service.id);
-    const network = await ensureNetwork(service.environmentId, ids);
+    const network = await ensureNetwork(docker, service.environmentId, ids);
     const settings = serviceSettings(service.advancedSettings);
     const database = plan.database ? databaseContainer(plan.database) : null;
     const pinned = plan.volumes.length > 0 || !!database;
-    if (pinned) await pin(service.id, log);
+    if (pinned) await pinVolumes(docker, service.id, log);
     const current = await inspect(name);
     const files = await fileConfigs(docker, name, ids, plan.files);
     const routeLabels = routesOf(service.id, service.slug, service.environmentId, plan, options.ingressSettings);
@@ -148,7 +125,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
           if (!/network .*not found/i.test(daemonMessage(err)) || attempt >= 40) throw err;
           if (attempt === 0) await log('DEPLOY', `The environment's network is being removed (${daemonMessage(err)}): creating it again`);
           await new Promise((r) => setTimeout(r, 250));
-          await ensureNetwork(service.environmentId, ids);
+          await ensureNetwork(docker, service.environmentId, ids);
         }
       }
     }
@@ -184,7 +161,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       if (plan.database?.publicAccess && plan.database.publicPort === null) throw new EngineFailure('deploy', 'This PUBLIC database has no reserved port: edit it (PUT /database/{id}) to reserve one');
       const image = imageToRun(service, plan);
       if (plan.job) {
-        await ensureNetwork(service.environmentId, idsOf(service));
+        await ensureNetwork(docker, service.environmentId, idsOf(service));
         if (plan.job.jobType === 'CRON') {
           await log('DEPLOY', `Cron job ready: ${image} runs on schedule "${plan.job.cron?.schedule}" (${plan.job.cron?.timezone}) as a Swarm job on any node`);
           return;
@@ -245,11 +222,11 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       for (const s of owned) {
         while ((await listTasks(docker, s.ID).catch(() => [])).some((t) => ready.has(t.nodeId)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
       }
-      await sweepContainers(service.id);
+      await sweepContainers(await everyDaemon(), service.id);
       await removeConfigs(docker, swarmServiceName(service.slug, service.id), []);
       await log('DEPLOY', `Removed ${owned.length} Swarm service(s) of ${service.name}`);
-      await removeNetwork(networkName(service.environmentId), service.environmentId);
-      if (opts.purge) await purge(service, log);
+      await removeNetwork(docker, service.environmentId);
+      if (opts.purge) await purgeService(docker, (await nodeClients()).map((n) => n.docker), service.id, log);
       await local.uninstall(service, async () => {}, signal, opts).catch(() => {}); // agent-run leftovers on the manager
     },
     async status(service: DriverService): Promise<RuntimeStatus> {
@@ -267,14 +244,14 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       const plan = planOf(service);
       const job = plan.job!;
       const cmd = command === 'cron' ? job.cron : command === 'start' ? job.onStart : command === 'stop' ? job.onStop : job.onDelete;
-      const network = await ensureNetwork(service.environmentId, idsOf(service));
+      const network = await ensureNetwork(docker, service.environmentId, idsOf(service));
       try {
         return await runSwarmJob({
           docker, ids: idsOf(service), slug: service.slug, runId, image: imageToRun(service, plan), plan, network, command: cmd,
           settings: serviceSettings(service.advancedSettings), cron: command === 'cron',
         }, line, signal);
       } finally {
-        await sweepContainers(service.id, { 'berth.run_id': runId });
+        await sweepContainers(await everyDaemon(), service.id, { 'berth.run_id': runId });
       }
     },
     async applyIngressSettings(service: IngressSettingsTarget): Promise<string[]> {
@@ -311,7 +288,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
         const lost = tasks.filter((t) => t.state === 'running' && nodes.get(t.nodeId)?.state !== 'ready');
         const down = [...new Set(lost.map((t) => nodes.get(t.nodeId)?.hostname ?? t.nodeId))];
         health.push({
-          lost: lost.map((t) => t.id),
+          swarmId: s.ID, lost: lost.map((t) => t.id),
           serviceId: s.Spec?.Labels?.['berth.service_id'], generation: s.Spec?.Labels?.['berth.generation'] ?? null, desired, running: running.length,
           detail: `${running.length} of ${desired} task(s) running${down.length ? ` (node ${down.join(', ')} is down: ${lost.length} task(s) lost with it)` : ''}`,
         });
@@ -320,66 +297,6 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     },
     async close() { await local.close?.(); },
   };
-
-  /** a finished task's container Swarm did not take away (a job run's, seen after its service was removed): gone from every node berth reaches */
-  async function sweepContainers(serviceId: string, extra: Record<string, string> = {}) {
-    const daemons = [docker, ...(await nodeClients()).map((n) => n.docker)];
-    for (const d of daemons) {
-      const left = await d.listContainers({ all: true, filters: labelFilter({ 'berth.service_id': serviceId, ...extra }) }).catch(() => []);
-      for (const c of left.filter((x) => x.State !== 'running')) await d.getContainer(c.Id).remove({ force: true }).catch(() => {});
-    }
-  }
-
-  async function removeNetwork(name: string, environmentId: string) {
-    for (let i = 0; i < 20; i++) {
-      // a deployment may have put a new service on it meanwhile: then it stays
-      if ((await docker.listServices({ filters: labelFilter({ 'berth.environment_id': environmentId }) })).length > 0) return;
-      try {
-        await docker.getNetwork(name).remove();
-        return;
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode === 404) return;
-        await new Promise((r) => setTimeout(r, 500)); // endpoints of removed tasks linger a moment
-      }
-    }
-  }
-
-  /** a volume is in use until the last task container of the service has left its node: retried for a while (409), gone or absent otherwise */
-  async function removeVolume(d: Docker, name: string): Promise<boolean> {
-    for (let attempt = 0; attempt < 60; attempt++) {
-      try {
-        await d.getVolume(name).remove();
-        return true;
-      } catch (err) {
-        if ((err as { statusCode?: number }).statusCode !== 409) return false;
-        await new Promise((r) => setTimeout(r, 500));
-      }
-    }
-    return false;
-  }
-
-  /** volumes on the nodes that hold them, the pin label, and the images built for the service on every node */
-  async function purge(service: DriverService, log: LogSink) {
-    const nodes = await nodeClients();
-    const everywhere = [docker, ...nodes.map((n) => n.docker)];
-    let volumes = 0;
-    for (const d of everywhere) {
-      const found = await d.listVolumes({ filters: labelFilter({ 'berth.service_id': service.id }) }).catch(() => ({ Volumes: [] }));
-      for (const name of new Set([...(found.Volumes ?? []).map((v) => v.Name), volumeName(service.id, 'data')])) {
-        if (await removeVolume(d, name)) volumes++;
-      }
-      const images = await d.listImages({ filters: labelFilter({ 'berth.service_id': service.id }) }).catch(() => []);
-      for (const image of images) await d.getImage(image.Id).remove({ force: true }).catch(() => {});
-    }
-    const label = pinLabel(service.id);
-    for (const n of await listNodes(docker)) {
-      if (n.labels[label] === undefined) continue;
-      const labels = { ...n.labels };
-      delete labels[label];
-      await docker.getNode(n.id).update({ version: n.version, ...n.spec, Labels: labels });
-    }
-    await log('DEPLOY', `Removed the service's ${volumes} volume(s), its pin and the images built for it`);
-  }
 
   return driver;
 }
