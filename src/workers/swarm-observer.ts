@@ -4,12 +4,17 @@
 // and turns what Swarm reports into berth's state. A RUNNING service with fewer running tasks than
 // it wants on ready nodes, seen on two rounds in a row, or one that lost tasks with a node that went
 // down, is degraded: ERROR with a DEPLOYMENT_FAILED event (and its webhooks) naming the node; once
-// Swarm runs every task again it is RUNNING again.
+// Swarm runs every task again it is RUNNING again. Each service's task output (followed from the
+// manager, wherever the task runs) becomes RUNTIME log lines.
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import type { SwarmDriver } from '../engine/swarm/driver.ts';
 import { insertLog } from '../modules/deployments/deployments.repo.ts';
-import { holdLease, markRecovered, markRuntimeFailure, releaseLease, serviceStates } from '../modules/deployments/runtime-state.ts';
+import {
+  holdLease, insertRuntimeLine, markRecovered, markRuntimeFailure, releaseLease, runtimeResumePoint, serviceStates,
+} from '../modules/deployments/runtime-state.ts';
+import { isoOfMicros } from '../engine/docker/log-time.ts';
+import { followServiceLogs, type LogFollow, type TaskLine } from '../engine/swarm/logs.ts';
 
 export const swarmObserverSettings = { leaseSeconds: 15, tickMs: 1000 };
 
@@ -21,20 +26,56 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
   const holder = randomUUID();
   const short = new Set<string>();
   const reportedLost = new Set<string>();
+  /** services whose output is followed now (berth service id → its stream) */
+  const follows = new Map<string, LogFollow | 'starting'>();
   let stopped = false;
   let round: Promise<void> = Promise.resolve();
   const onError = (err: unknown) => ctx.logger.warn({ err }, 'swarm observer');
 
+  /** every task's output as RUNTIME lines, each task resuming after its own last recorded line (decision 0332) */
+  async function follow(serviceId: string, swarmId: string): Promise<void> {
+    const resume = new Map<string, { micros: bigint; recorded: number } | null>();
+    const record = async (line: TaskLine) => {
+      if (!resume.has(line.taskId)) resume.set(line.taskId, await runtimeResumePoint(ctx.db, serviceId, line.taskId));
+      const point = resume.get(line.taskId);
+      if (point && line.micros < point.micros) return;
+      if (point && line.micros === point.micros && point.recorded > 0) { point.recorded--; return; }
+      await insertRuntimeLine(ctx.db, serviceId, line.taskId, isoOfMicros(line.micros), line.text);
+    };
+    follows.set(serviceId, 'starting');
+    try {
+      const stream = await followServiceLogs(driver.docker, swarmId, null, record);
+      if (follows.get(serviceId) !== 'starting') { stream.stop(); return; } // stopped meanwhile
+      follows.set(serviceId, stream);
+      void stream.ended.finally(() => { if (follows.get(serviceId) === stream) follows.delete(serviceId); });
+    } catch (err) {
+      follows.delete(serviceId);
+      throw err;
+    }
+  }
+
+  function stopFollowing(): void {
+    for (const f of follows.values()) if (f !== 'starting') f.stop();
+    follows.clear();
+  }
+
   async function observe(): Promise<void> {
-    if (!(await holdLease(ctx.db, LEASE, holder, swarmObserverSettings.leaseSeconds).catch(() => false))) return;
+    if (!(await holdLease(ctx.db, LEASE, holder, swarmObserverSettings.leaseSeconds).catch(() => false))) {
+      stopFollowing();
+      return;
+    }
     let states = new Map<string, { state: string; generation: string | null }>();
     const health = await driver.syncAll(async (ids) => {
       states = await serviceStates(ctx.db, ids);
       return new Set(states.keys());
     });
+    const present = new Set(health.map((h) => h.serviceId));
+    for (const [id, f] of follows) if (!present.has(id)) { if (f !== 'starting') f.stop(); follows.delete(id); }
     for (const h of health) {
       const known = states.get(h.serviceId);
       if (!known) continue; // not berth's (another berth on this Swarm), or mid-deletion
+      // the stream starts on its own: a slow answer (a node just died) never holds up this round
+      if (!follows.has(h.serviceId)) void follow(h.serviceId, h.swarmId).catch(onError);
       const newlyLost = h.lost.filter((id) => !reportedLost.has(id));
       if (newlyLost.length > 0) {
         // a node died under the service: degraded now, even when Swarm has already started the replacements
@@ -68,6 +109,7 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
       stopped = true;
       clearInterval(timer);
       await round;
+      stopFollowing();
       await releaseLease(ctx.db, LEASE, holder).catch(() => {});
     },
   };

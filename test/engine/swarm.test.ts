@@ -1,7 +1,7 @@
 // The swarm engine on a real three-node Docker Swarm (test/support/swarm.ts: network namespaces,
 // one dockerd each): berth runs as its own process with ENGINE=swarm against the manager, builds
 // an application from a loopback git server (the image copied to the workers: no registry), runs
-// it as 3 tasks spread over the nodes behind its link; a redeploy under steady requests fails
+// it as 3 tasks spread over the nodes behind its link (their output as RUNTIME lines); a redeploy under steady requests fails
 // none; draining a node moves its tasks with no failed request; killing a worker's every process
 // makes berth report the service degraded (ERROR, a DEPLOYMENT_FAILED event) and RUNNING again
 // once Swarm has rescheduled; the cluster status lists the nodes; deletion leaves nothing on any node.
@@ -61,7 +61,7 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     await cluster.load(docker, [base]);
     gitd = await startGitDaemon();
     await gitd.createRepo('site', {
-      Dockerfile: `FROM ${base}\nCOPY index.html /www/index.html\nCMD ["httpd", "-f", "-p", "8080", "-h", "/www"]\n`,
+      Dockerfile: `FROM ${base}\nCOPY index.html /www/index.html\nCMD ["sh", "-c", "echo serving $(cat /www/index.html); exec httpd -f -p 8080 -h /www"]\n`,
       'index.html': 'version 1\n',
     });
     berth = await startEngineBerth(cluster.manager.host, {
@@ -95,6 +95,9 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     assert.ok(new Set(nodes).size >= 2, `tasks spread over nodes: ${nodes.join(', ')}`);
     const host = await link();
     await eventually(async () => (await viaIngress(berth.ingressPort, host)).body === 'version 1\n', 30_000, 200);
+    // every task's output, wherever it runs, is a RUNTIME line of the service (one per task)
+    await eventually(async () => (await api('GET', `/application/${appId}/log?page_size=100`)).results
+      .filter((l: any) => l.kind === 'RUNTIME' && l.message === 'serving version 1').length === 3, 30_000, 250);
     const [service] = await swarmServices();
     assert.equal(service!.Spec!.EndpointSpec!.Mode, 'dnsrr');
     assert.equal((service!.Spec as any).UpdateConfig.Order, 'start-first');
