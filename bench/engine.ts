@@ -11,13 +11,14 @@ import { promisify } from 'node:util';
 import { buildImage } from '../src/engine/docker/build.ts';
 import { busyboxImage, testDocker } from '../test/support/docker.ts';
 import { hostOf, startEngineBerth, viaIngress } from '../test/support/engine-berth.ts';
+import { deploymentTimeline } from './deploy-timeline.ts';
+import { median } from './measure.ts';
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IMAGE = 'berth-bench/hello:1';
 
 const log = (line: string) => process.stderr.write(`[bench:engine] ${line}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function until(fn: () => Promise<boolean>, limitMs = 60_000): Promise<void> {
   const end = Date.now() + limitMs;
@@ -68,10 +69,7 @@ for (let round = 1; round <= ROUNDS; round++) {
     const deployment = (await berth.api('POST', `/container/${svc.id}/deploy`)).body;
     await until(async () => (await viaIngress(berth.ingressPort, hostOf(url))).status === 200);
     berthTimes.push(performance.now() - t0);
-    // where berth's time went: each line of the deployment's log, in ms after the POST
-    const lines = (await berth.api('GET', `/deployment/${deployment.id}/log?page_size=100`)).body.results as Array<{ created_at: string; message: string }>;
-    const record = (await berth.api('GET', `/deployment/${deployment.id}`)).body as { created_at: string; started_at: string | null };
-    log(`round ${round} berth timeline: +${Date.parse(record.created_at) - wall0} queued | +${Date.parse(record.started_at ?? record.created_at) - wall0} claimed | ${lines.map((l) => `+${Date.parse(l.created_at) - wall0} ${l.message.slice(0, 60)}`).join(' | ')}`);
+    log(`round ${round} berth timeline: ${await deploymentTimeline(berth, deployment.id, wall0)}`);
   };
   const timeRaw = async () => {
     const name = `berth-bench-raw-${Date.now()}`;

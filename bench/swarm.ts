@@ -16,6 +16,8 @@ import { promisify } from 'node:util';
 import { buildImage } from '../src/engine/docker/build.ts';
 import { busyboxImage, testDocker } from '../test/support/docker.ts';
 import { hostOf, startEngineBerth, viaIngress } from '../test/support/engine-berth.ts';
+import { deploymentTimeline } from './deploy-timeline.ts';
+import { median } from './measure.ts';
 import { startSwarmCluster, swarmUnavailable } from '../test/support/swarm.ts';
 
 const run = promisify(execFile);
@@ -23,7 +25,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IMAGE = 'berth-bench/hello:1';
 
 const log = (line: string) => process.stderr.write(`[bench:swarm] ${line}\n`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function until(fn: () => Promise<boolean>, limitMs = 120_000, what = 'the condition'): Promise<void> {
   const end = Date.now() + limitMs;
@@ -75,10 +76,7 @@ try {
       const deployment = (await berth.api('POST', `/container/${svc.id}/deploy`)).body;
       await until(async () => (await viaIngress(berth.ingressPort, hostOf(url))).status === 200, 120_000, 'berth\'s app answering');
       berthTimes.push(performance.now() - t0);
-      // where berth's time went: each line of the deployment's log, in ms after the POST
-      const lines = (await berth.api('GET', `/deployment/${deployment.id}/log?page_size=100`)).body.results as Array<{ created_at: string; message: string }>;
-      const record = (await berth.api('GET', `/deployment/${deployment.id}`)).body as { created_at: string; started_at: string | null };
-      log(`round ${round} berth timeline: +${Date.parse(record.started_at ?? record.created_at) - wall0} claimed | ${lines.map((l) => `+${Date.parse(l.created_at) - wall0} ${l.message.slice(0, 140)}`).join(' | ')}`);
+      log(`round ${round} berth timeline: ${await deploymentTimeline(berth, deployment.id, wall0)}`);
     };
     const timeRaw = async () => {
       const name = `berth-bench-raw-${Date.now()}`;

@@ -5,43 +5,21 @@
 // slot across berth processes), as on the docker engine.
 import type Docker from 'dockerode';
 import type { JobRunOutcome } from '../engine.ts';
-import type { RuntimePlan } from '../plan.ts';
-import type { ServiceSettings } from '../settings.ts';
-import type { OwnerIds } from '../docker/naming.ts';
+import type { JobRunInput } from '../docker/jobs.ts';
+import { demux } from '../docker/replicas.ts';
 import { labelFilter } from '../docker/naming.ts';
 import { jobSpec, swarmJobName } from './spec.ts';
 import { listTasks } from './tasks.ts';
 
-export interface SwarmJobInput {
-  docker: Docker;
-  ids: OwnerIds;
-  slug: string;
-  runId: string;
-  image: string;
-  plan: RuntimePlan;
-  network: string;
-  command: { entrypoint: string | null; args: string[] } | null;
-  settings: ServiceSettings;
-  cron: boolean;
-}
+/** a job run on the docker engine's terms, on the environment's overlay network */
+export interface SwarmJobInput extends JobRunInput { network: string }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** the text of a multiplexed (non-TTY) log answer: 8-byte frame headers, then the payload */
-export function demuxLogs(raw: Buffer): string {
-  const parts: Buffer[] = [];
-  for (let at = 0; at + 8 <= raw.length;) {
-    const size = raw.readUInt32BE(at + 4);
-    parts.push(raw.subarray(at + 8, at + 8 + size));
-    at += 8 + size;
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
 
 /** every line the job's tasks wrote, stdout and stderr */
 async function jobLines(docker: Docker, name: string, line: (text: string) => Promise<void>): Promise<void> {
   const raw = await docker.getService(name).logs({ stdout: true, stderr: true, follow: false }) as unknown as Buffer;
-  const text = Buffer.isBuffer(raw) ? demuxLogs(raw) : String(raw);
+  const text = Buffer.isBuffer(raw) ? demux(raw) : String(raw);
   for (const l of text.split('\n')) if (l.length > 0) await line(l);
 }
 
