@@ -149,6 +149,27 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     }
   });
 
+  test('stop scales the Swarm service to 0 and takes its route; restart replaces every task and serves again', { timeout: 240_000 }, async () => {
+    const host = await link();
+    const stopped = await berth.settle((await api('POST', `/application/${appId}/stop`)).id);
+    assert.equal(stopped.status, 'STOPPED', stopped.message);
+    const [service] = await swarmServices();
+    assert.equal((service!.Spec as any).Mode.Replicated.Replicas, 0, 'the service stays, scaled to 0');
+    assert.deepEqual(await taskNodes(), []);
+    assert.notEqual((await viaIngress(berth.ingressPort, host)).status, 200, 'no route to a stopped service');
+    firstDeployment = (await api('POST', `/application/${appId}/deploy`)).id; // the version in place: later tests read its log
+    const started = await berth.settle(firstDeployment, 300_000);
+    assert.equal(started.status, 'DEPLOYED', started.message);
+    const before = (await manager().listTasks({ filters: { service: [service!.ID!], 'desired-state': ['running'] } })).map((t: any) => t.ID).sort();
+    assert.equal(before.length, 3);
+    const restarted = await berth.settle((await api('POST', `/application/${appId}/restart-service`)).id, 300_000);
+    assert.equal(restarted.status, 'RESTARTED', restarted.message);
+    const after = (await manager().listTasks({ filters: { service: [service!.ID!], 'desired-state': ['running'] } })).filter((t: any) => t.Status.State === 'running').map((t: any) => t.ID);
+    assert.equal(after.length, 3);
+    assert.ok(after.every((id: string) => !before.includes(id)), 'every task was replaced');
+    await eventually(async () => (await viaIngress(berth.ingressPort, host)).body === 'version 2\n', 30_000, 200);
+  });
+
   test('the cluster status lists the nodes; draining one moves its tasks with no failed request', async () => {
     const clusters = (await api('GET', `/organization/${orgId}/cluster`)).results;
     const status = await api('GET', `/organization/${orgId}/cluster/${clusters[0].id}/status`);

@@ -32,6 +32,21 @@ test('every key says what the docker engine does with it: applied, or a reason; 
   assert.deepEqual(notAppliedSettings('simulated', advancedSettingKeys('job')).map((n) => n.key), [...advancedSettingKeys('job')]);
 });
 
+test('the swarm engine applies what the docker engine does, except what Swarm has no place for: hooks, surge percentages, autoscaling, job history', () => {
+  const swarmOnlyGaps = new Set(['deployment.lifecycle.post_start_exec_command', 'deployment.lifecycle.pre_stop_exec_command',
+    'deployment.update_strategy.rolling_update.max_unavailable_percent', 'deployment.update_strategy.rolling_update.max_surge_percent',
+    'hpa.cpu.average_utilization_percent', 'hpa.memory.average_utilization_percent', 'job.delete_ttl_seconds_after_finished',
+    'cronjob.failed_jobs_history_limit', 'cronjob.success_jobs_history_limit', 'cronjob.concurrency_policy',
+    'deployment.affinity.node.required', 'deployment.antiaffinity.pod', 'deployment.topology_spread.zone']);
+  for (const key of KEYS) {
+    const swarm = settingSupport('swarm', key);
+    if (swarmOnlyGaps.has(key)) assert.ok(typeof swarm === 'string' && swarm.length > 10, key);
+    else assert.deepEqual(swarm, settingSupport('docker', key), key);
+  }
+  assert.equal(settingSupport('swarm', 'deployment.update_strategy.type'), true);
+  assert.equal(settingSupport('swarm', 'network.ingress.proxy_body_size_mb'), true);
+});
+
 describe('the engine support of a service\'s advanced settings over HTTP (simulated engine)', () => {
   let t: TestApp;
   let org: SeededOrganization;
