@@ -1,7 +1,8 @@
 // How a CONTAINER-mode database runs on Docker: the official image of its type at the requested
 // version, the environment that image reads to create the master user, its data directory (a
-// named volume) and its port. Pure. Offline hosts preload these images (`docker load`/`docker tag`).
-import type { DatabasePlan } from '../plan.ts';
+// named volume), its port and when it is ready. Pure. Offline hosts preload these images
+// (`docker load`/`docker tag`).
+import type { DatabasePlan, ProbePlan } from '../plan.ts';
 
 export interface DatabaseContainer {
   image: string;
@@ -38,4 +39,25 @@ export function databaseContainer(db: DatabasePlan): DatabaseContainer {
         dataDir: '/data',
       };
   }
+}
+
+/**
+ * When a database is ready: its own client asked over TCP inside the container, where the server
+ * answers it. A TCP accept is not enough for PostgreSQL and MySQL: PostgreSQL accepts while it
+ * still answers "the database system is starting up" (at every start, longer after a crash), and
+ * both images' first-start init runs a server that listens on no TCP port, which these commands
+ * also ask through TCP so they wait for the real one. MongoDB's init server listens on loopback
+ * only and Redis answers LOADING only while replaying a large append-only file: TCP from outside
+ * (the default probe, null here) is their readiness.
+ */
+export function databaseReadiness(db: DatabasePlan): ProbePlan | null {
+  const port = String(db.port);
+  const command = db.type === 'POSTGRESQL' ? ['pg_isready', '-q', '-h', '127.0.0.1', '-p', port]
+    : db.type === 'MYSQL' ? ['mysqladmin', 'ping', '--silent', '-h', '127.0.0.1', '-P', port]
+    : null;
+  if (!command) return null;
+  return {
+    kind: 'exec', port: db.port, path: '/', command, initialDelaySeconds: 0, periodSeconds: 1,
+    timeoutSeconds: 5, successThreshold: 1, failureThreshold: 120,
+  };
 }

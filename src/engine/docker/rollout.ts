@@ -22,6 +22,7 @@ import type { ProbePlan, RuntimePlan } from '../plan.ts';
 import type { ServiceSettings, UpdateStrategy } from '../settings.ts';
 import { readOnlyFilesRefused, replicaCreateOptions } from './containers.ts';
 import { defaultReadiness, waitReady } from './health.ts';
+import { databaseReadiness } from './databases.ts';
 import { copyFiles } from './files.ts';
 import { containerName, replicaLabels, type OwnerIds, type RouteLabel } from './naming.ts';
 import { freeLoopbackPort } from '../../lib/processes.ts';
@@ -85,9 +86,10 @@ export function routesOf(serviceId: string, slug: string, environmentId: string,
   return [...byPort].map(([port, hosts]) => ({ id: `${serviceId}-${port}`, hosts, port }));
 }
 
-/** the readiness probe of a plan: its own, or TCP on the first port (a database's, else the service's) */
+/** the readiness probe of a plan: its own, a database's (databases.ts), or TCP on the first port (a database's, else the service's) */
 export function readinessOf(plan: RuntimePlan): ProbePlan | null {
-  return plan.readiness ?? defaultReadiness(plan.database?.port ?? plan.ports[0]?.internalPort ?? null);
+  return plan.readiness ?? (plan.database && databaseReadiness(plan.database))
+    ?? defaultReadiness(plan.database?.port ?? plan.ports[0]?.internalPort ?? null);
 }
 
 export async function createReplica(input: RolloutInput, replica: number, routes: RouteLabel[]): Promise<{ id: string; hostPorts: Map<number, number> }> {
