@@ -4,7 +4,9 @@
 // it as 3 tasks spread over the nodes behind its link (their output as RUNTIME lines); a redeploy under steady requests fails
 // none; draining a node moves its tasks with no failed request; killing a worker's every process
 // makes berth report the service degraded (ERROR, a DEPLOYMENT_FAILED event) and RUNNING again
-// once Swarm has rescheduled; the cluster status lists the nodes; deletion leaves nothing on any node.
+// once Swarm has rescheduled; the cluster status lists the nodes; an agentic workflow run is two
+// Swarm tasks on one node (the agent against a scripted model on the test host, through its egress
+// proxy); deletion leaves nothing on any node.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { busyboxImage, NO_DOCKER, testDocker } from '../support/docker.ts';
@@ -15,6 +17,8 @@ import { steadyLoad } from '../support/http-load.ts';
 import { startSwarmCluster, swarmHostAddress, swarmUnavailable, type SwarmCluster } from '../support/swarm.ts';
 import { startTestRegistry, type TestRegistry } from '../support/registry.ts';
 import { freePort } from '../support/processes.ts';
+import { agentBaseImage, AGENT_BASE_IMAGE } from '../support/agent-fixtures.ts';
+import { startScriptedModelProcess } from '../support/scripted-model-process.ts';
 
 const found = await testDocker();
 // the Swarm suite runs on the PostgreSQL pass of .ci/run (about 4 minutes; the embedded pass stays
@@ -65,7 +69,7 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
       'index.html': 'version 1\n',
     });
     berth = await startEngineBerth(cluster.manager.host, {
-      ENGINE: 'swarm', GIT_POLL_INTERVAL_SECONDS: '0',
+      ENGINE: 'swarm', GIT_POLL_INTERVAL_SECONDS: '0', AGENT_BASE_IMAGE,
       SWARM_NODE_DOCKER_HOSTS: cluster.nodes.slice(1).map((n) => n.host).join(','),
     });
     orgId = (await api('GET', '/organization')).results[0].id;
@@ -252,6 +256,61 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     assert.equal((await manager().listServices({ filters: { label: [`berth.service_id=${job.id}`, 'berth.role=job-run'] } })).length, 0, 'the job service is removed after its run');
     const runContainers = (await Promise.all(cluster.nodes.filter((n) => n.index !== 3).map((n) => n.docker.listContainers({ all: true, filters: { label: [`berth.run_id=${run.id}`] } })))).flat();
     assert.deepEqual(runContainers.filter((c) => c.State !== 'running').map((c) => c.Names[0]), [], 'a finished run leaves no container on any node');
+  });
+
+  test('an agentic workflow run is two Swarm tasks on one node: the agent works through the egress proxy only, and nothing is left', { timeout: 600_000 }, async () => {
+    // the model is a process of the test host, reached from the nodes at the host's leg of the cluster network
+    const model = await startScriptedModelProcess(swarmHostAddress().address);
+    try {
+      await cluster.load(docker, [await agentBaseImage(docker)], [1]);
+      const direct = `${model.baseUrlInNetwork}/__requests`;
+      await model.setScripts({
+        swarm: [
+          { tool_use: { name: 'Bash', input: { command: `cat /berth/context.json; curl -sS -m 3 --noproxy "*" ${direct} >/dev/null 2>&1 || echo DIRECT-BLOCKED` } } },
+          { text: 'Checked from the Swarm.' },
+        ],
+      });
+      const w = await api('POST', `/environment/${envId}/agenticWorkflow`, {
+        name: 'swarm-agent', agent_prompt: 'Check the cluster. [script:swarm]',
+        model: { type: 'CLAUDE', api_key: 'sk-ant-swarm-test', settings: JSON.stringify({ base_url: model.baseUrlInNetwork, max_turns: 6, timeout_seconds: 300 }) },
+        resources: { cpu_milli: 500, ram_mib: 512, gpu: 0, storage_gib: 0 },
+      });
+      const started = await api('POST', `/agenticWorkflow/${w.id}/run`);
+      const byRun = { label: [`berth.run_id=${started.id}`] };
+      // while it runs: the run and its proxy are Swarm services whose tasks share one node
+      const placed = await eventually(async () => {
+        const services = await manager().listServices({ filters: byRun });
+        if (services.length !== 2) return null;
+        const tasks = (await manager().listTasks({ filters: byRun })).filter((t: any) => t.Status.State === 'running');
+        return tasks.length === 2 ? { roles: services.map((s: any) => s.Spec.Labels['berth.role']).sort(), nodes: [...new Set(tasks.map((t: any) => t.NodeID))] } : null;
+      }, 420_000, 200);
+      assert.deepEqual(placed.roles, ['agent-egress', 'agent-run']);
+      assert.equal(placed.nodes.length, 1, 'both tasks on one node');
+      const run = await eventually(async () => {
+        const r = await api('GET', `/agenticWorkflow/${w.id}/run/${started.id}`);
+        return ['SUCCEEDED', 'FAILED', 'CANCELED'].includes(r.status) ? r : null;
+      }, 180_000, 500);
+      const lines = (await api('GET', `/agenticWorkflow/${w.id}/run/${run.id}/log?page_size=100`)).results.map((l: any) => l.message) as string[];
+      assert.equal(run.status, 'SUCCEEDED', `${run.message}\n${lines.join('\n')}`);
+      assert.equal(run.result, 'Checked from the Swarm.');
+      const node = (await manager().listNodes()).find((n: any) => n.ID === placed.nodes[0]) as any;
+      assert.ok(lines.some((l) => l.startsWith(`Running as Swarm tasks on ${node.Description.Hostname}`)), lines.join('\n'));
+      assert.ok(lines.includes(`egress allowed: ${swarmHostAddress().address}`), 'the model was reached through the proxy');
+      const bash = lines.find((l) => l.startsWith('tool result (Bash)')) ?? '';
+      assert.match(bash, /DIRECT-BLOCKED/, 'the run network has no way out but the proxy');
+      assert.match(bash, new RegExp(started.id), 'the workspace (its context file) was in place before the agent started');
+      assert.equal((await model.requests())[0]?.headers['x-api-key'], 'sk-ant-swarm-test');
+      const alive = cluster.nodes.filter((n) => n.index !== 3);
+      await eventually(async () => {
+        const left = [
+          ...await manager().listServices({ filters: byRun }), ...await manager().listNetworks({ filters: byRun }),
+          ...(await Promise.all(alive.map((n) => n.docker.listContainers({ all: true, filters: byRun })))).flat(),
+        ];
+        return left.length === 0 || null;
+      }, 60_000, 500);
+    } finally {
+      await model.stop();
+    }
   });
 
   test('deleting the environment leaves no service, network, config, container or volume on any live node', { timeout: 240_000 }, async () => {

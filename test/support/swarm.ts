@@ -23,8 +23,8 @@ export interface SwarmCluster {
   manager: SwarmNodeHandle;
   /** every process of node i (dockerd, containerd, its containers) dies at once */
   kill(index: number): Promise<void>;
-  /** docker save from `from` into each node that lacks the images */
-  load(from: Docker, refs: string[]): Promise<void>;
+  /** docker save from `from` into each node (or those of `only`, by index) that lacks the images */
+  load(from: Docker, refs: string[], only?: number[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,8 +60,8 @@ export async function startSwarmCluster(nodes = 3, options: { registry?: string 
     nodes: handles,
     manager: handles[0]!,
     async kill(index) { await execFileP('bash', [SCRIPT, 'kill', name, String(index)]); },
-    async load(from, refs) {
-      for (const node of handles) {
+    async load(from, refs, only) {
+      for (const node of handles.filter((h) => !only || only.includes(h.index))) {
         for (const ref of refs) {
           if (await node.docker.getImage(ref).inspect().then(() => true, () => false)) continue;
           const image = await from.getImage(ref).get();

@@ -1,7 +1,7 @@
 // The `swarm` engine driver (ENGINE=swarm, decision 0343): berth's services as Docker Swarm
 // services on the manager at DOCKER_HOST. What is the same as on one host is the docker driver's:
-// builds (on the manager), the image to run, databases' images, settings, links and agent runs
-// (a run container on the manager). What Swarm does is Swarm's: scheduling over the nodes, the
+// builds (on the manager), the image to run, databases' images, settings, links; an agent run is
+// the docker engine's run as two Swarm tasks on one node (agent-runs.ts). What Swarm does is Swarm's: scheduling over the nodes, the
 // rolling update and its rollback, restarts of failed tasks, rescheduling when a node is drained
 // or dies. berth waits for convergence, keeps the ingress routes on the running tasks (node
 // address : host-mode port) and reports.
@@ -18,6 +18,7 @@ import { serviceSettings } from '../settings.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { copyToNodes, nodeDaemons, pushToRegistry, type NodeDaemon } from './images.ts';
 import { runSwarmJob } from './jobs.ts';
+import { runSwarmAgent } from './agent-runs.ts';
 import { serviceSpec, swarmServiceName } from './spec.ts';
 import { daemonMessage } from '../docker/stream.ts';
 import { converge, listNodes, listTasks, routeKeeper } from './tasks.ts';
@@ -227,7 +228,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       await log('DEPLOY', `Removed ${owned.length} Swarm service(s) of ${service.name}`);
       await removeNetwork(docker, service.environmentId);
       if (opts.purge) await purgeService(docker, (await nodeClients()).map((n) => n.docker), service.id, log);
-      await local.uninstall(service, async () => {}, signal, opts).catch(() => {}); // agent-run leftovers on the manager
+      await local.uninstall(service, async () => {}, signal, opts).catch(() => {}); // what the docker engine left on the manager
     },
     async status(service: DriverService): Promise<RuntimeStatus> {
       const name = swarmServiceName(service.slug, service.id);
@@ -263,7 +264,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       return notes;
     },
     runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal) {
-      return local.runAgent(run, log, signal);
+      return runSwarmAgent({ manager: docker, nodes: nodeClients, registry: options.registry, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
     },
     async nodes(): Promise<EngineNode[]> {
       const [nodes, tasks] = await Promise.all([nodesNow(), docker.listTasks({ filters: { 'desired-state': ['running'] } }) as Promise<Array<Record<string, any>>>]);
