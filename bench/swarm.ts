@@ -2,8 +2,9 @@
 // 1. Deploy of a prebuilt image (present on every node): POST /container/{id}/deploy → the app
 //    answers through berth's ingress, against the raw `docker service create` of the same service
 //    (overlay network, dnsrr, a host-mode port, limits) + wait until its task runs and answers on
-//    its node's port, in the same run; interleaved rounds, the side going first alternating; medians
-//    and the ratio (target ≤ 1.2×).
+//    its node's port, in the same run; interleaved rounds, the side going first rotating; medians
+//    and the ratio (target ≤ 1.2×). A third side is the same raw service with the healthcheck berth
+//    gives it (its readiness probe): like for like, what berth itself adds.
 // 2. Reschedule after a node loss: a 3-replica service, every process of a worker running one of
 //    its tasks killed; time until 3 tasks run again on the other nodes, and until berth reports it
 //    RUNNING again. Needs root (namespaces), dockerd, haproxy and a test daemon at
@@ -18,6 +19,8 @@ import { busyboxImage, testDocker } from '../test/support/docker.ts';
 import { hostOf, startEngineBerth, viaIngress } from '../test/support/engine-berth.ts';
 import { deploymentTimeline } from './deploy-timeline.ts';
 import { median } from './measure.ts';
+import { healthcheckOf } from '../src/engine/swarm/spec.ts';
+import { defaultReadiness } from '../src/engine/docker/health.ts';
 import { startSwarmCluster, swarmUnavailable } from '../test/support/swarm.ts';
 
 const run = promisify(execFile);
@@ -64,6 +67,10 @@ try {
 
   const berthTimes: number[] = [];
   const rawTimes: number[] = [];
+  const healthyTimes: number[] = [];
+  // the healthcheck berth's spec carries for a service without a probe of its own (TCP on its port)
+  const check = healthcheckOf(defaultReadiness(3000)) as { Test: string[]; Interval: number; Timeout: number; Retries: number };
+  const healthArgs = ['--health-cmd', check.Test[1]!, '--health-interval', `${check.Interval / 1e6}ms`, '--health-timeout', `${check.Timeout / 1e6}ms`, '--health-retries', String(check.Retries)];
   for (let round = 1; round <= ROUNDS; round++) {
     const svc = (await berth.api('POST', `/environment/${envId}/container`, {
       name: `hello-${round}`, registry_id: registry.id, image_name: 'berth-bench/hello', tag: '1',
@@ -78,12 +85,13 @@ try {
       berthTimes.push(performance.now() - t0);
       log(`round ${round} berth timeline: ${await deploymentTimeline(berth, deployment.id, wall0)}`);
     };
-    const timeRaw = async () => {
+    const timeRaw = async (healthy = false) => {
       const name = `berth-bench-raw-${Date.now()}`;
       const t0 = performance.now();
       await run('docker', [...cli, 'network', 'create', '-d', 'overlay', '--attachable', name]);
       await run('docker', [...cli, 'service', 'create', '-d', '-q', '--name', name, '--network', name, '--endpoint-mode', 'dnsrr',
-        '--publish', 'mode=host,target=3000', '--limit-cpu', '0.1', '--limit-memory', '32m', '--reserve-cpu', '0.1', '--reserve-memory', '32m', IMAGE]);
+        '--publish', 'mode=host,target=3000', '--limit-cpu', '0.1', '--limit-memory', '32m', '--reserve-cpu', '0.1', '--reserve-memory', '32m',
+        ...(healthy ? healthArgs : []), IMAGE]);
       let address = '';
       await until(async () => {
         const [task] = (await manager.listTasks({ filters: { service: [name], 'desired-state': ['running'] } })) as any[];
@@ -92,14 +100,17 @@ try {
         address = `${nodeAddress.get(task.NodeID)}:${port}`;
         return answers(address);
       }, 120_000, 'the raw service answering');
-      rawTimes.push(performance.now() - t0);
-      return name;
+      (healthy ? healthyTimes : rawTimes).push(performance.now() - t0);
+      names.push(name);
     };
-    let name: string;
-    if (round % 2 === 1) { await timeBerth(); name = await timeRaw(); } else { name = await timeRaw(); await timeBerth(); }
-    log(`round ${round}: berth ${berthTimes.at(-1)!.toFixed(0)} ms, docker service create ${rawTimes.at(-1)!.toFixed(0)} ms`);
-    await run('docker', [...cli, 'service', 'rm', name]);
-    await until(async () => (await run('docker', [...cli, 'network', 'rm', name]).then(() => true, () => false)), 30_000, 'the raw network going');
+    const names: string[] = [];
+    const sides = [timeBerth, () => timeRaw(false), () => timeRaw(true)];
+    for (let i = 0; i < sides.length; i++) await sides[(i + round) % sides.length]!();
+    log(`round ${round}: berth ${berthTimes.at(-1)!.toFixed(0)} ms, docker service create ${rawTimes.at(-1)!.toFixed(0)} ms, with berth's healthcheck ${healthyTimes.at(-1)!.toFixed(0)} ms`);
+    for (const name of names) {
+      await run('docker', [...cli, 'service', 'rm', name]);
+      await until(async () => (await run('docker', [...cli, 'network', 'rm', name]).then(() => true, () => false)), 30_000, 'the raw network going');
+    }
     await berth.api('DELETE', `/container/${svc.id}`);
     // the uninstall runs in the background: let it finish (the service, the environment's network,
     // the record) so it does not overlap the next round
@@ -135,7 +146,9 @@ try {
 
   const b = median(berthTimes);
   const r = median(rawTimes);
+  const h = median(healthyTimes);
   const paired = median(berthTimes.map((t, i) => t / rawTimes[i]!));
+  const pairedHealthy = median(berthTimes.map((t, i) => t / healthyTimes[i]!));
   process.stdout.write([
     '| swarm engine, prebuilt image | median ms |',
     '|---|---|',
@@ -143,6 +156,8 @@ try {
     '| `docker service create` by hand (overlay network, dnsrr, host-mode port, limits; task running and answering on its node) | ' + r.toFixed(0) + ' |',
     `| ratio of medians | ${(b / r).toFixed(2)}× |`,
     `| ratio, median of the rounds' own ratios | ${paired.toFixed(2)}× |`,
+    `| the same by hand with berth's healthcheck (${check.Test[1]}, every ${check.Interval / 1e9} s) | ${h.toFixed(0)} |`,
+    `| ratio to it (medians; rounds' own) | ${(b / h).toFixed(2)}×; ${pairedHealthy.toFixed(2)}× |`,
     '',
     '| node loss (every process of a worker killed) | ms |',
     '|---|---|',
