@@ -3719,7 +3719,7 @@ export interface components {
             memory: number;
             storage: number;
             instance_type: string | null;
-            /** @description where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address); PRIVATE, the name on the environment's network */
+            /** @description where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address; on the swarm engine, once deployed, the address of the node it is published on); PRIVATE, the name on the environment's network */
             host: string;
             /** @description PUBLIC: the host port reserved for the database (DATABASE_PUBLIC_PORTS), published from its next deployment; PRIVATE: the database's own port */
             port: number;
@@ -8502,7 +8502,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address); PRIVATE, the name on the environment's network */
+                        /** @description where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address; on the swarm engine, once deployed, the address of the node it is published on); PRIVATE, the name on the environment's network */
                         host: string;
                         /** @description PUBLIC: the host port reserved for the database (DATABASE_PUBLIC_PORTS), published from its next deployment; PRIVATE: the database's own port */
                         port: number;

@@ -91,6 +91,8 @@ export interface EngineDriver {
   /** remove the running objects; the configuration stays */
   uninstall(service: DriverService, log: LogSink, signal: AbortSignal, options?: { purge?: boolean }): Promise<void>;
   status(service: DriverService): Promise<RuntimeStatus>;
+  /** where a deployed PUBLIC database's port is published when not on INGRESS_HOST (a Swarm node's address); absent: INGRESS_HOST */
+  publishedHost?(service: DriverService): Promise<string | null>;
   /** runs a job's container to completion once (a cron occurrence or a lifecycle command) */
   runJob?(service: DriverService, runId: string, command: 'cron' | 'start' | 'stop' | 'delete', line: (text: string) => Promise<void>, signal: AbortSignal): Promise<JobRunOutcome>;
   /**

@@ -5,6 +5,7 @@
 import type { AppContext } from '../context.ts';
 import { EngineFailure, type DriverService, type EngineDriver, type LogSink } from '../engine/engine.ts';
 import { buildRuntimePlan } from '../modules/deployments/runtime-plan.ts';
+import { recordPublishedHost } from '../modules/services/databases/public-access.ts';
 import { completeAdvancedSettings } from '../modules/services/advanced-settings/index.ts';
 import { ADVANCED_SETTINGS_KINDS } from '../modules/services/services.service.ts';
 import * as repo from '../modules/deployments/deployments.repo.ts';
@@ -117,6 +118,9 @@ export async function runDeployment(ctx: Ctx, deploymentId: string, task: Pick<T
         const built = step === 'APPLY' && target.type === 'AGENTIC_WORKFLOW'
           ? await runWorkflowAgent(ctx, target, log, controller.signal)
           : await runStep(driver, step, target, log, controller.signal);
+        if (step === 'APPLY' && target.plan?.database?.publicAccess && driver.publishedHost) {
+          await recordPublishedHost(db, target.id, await driver.publishedHost(target));
+        }
         if (built) {
           await repo.recordBuild(db, d.id, built.gitCommitId, built.imageTag);
           target = { ...target, gitCommitId: built.gitCommitId ?? target.gitCommitId, imageTag: built.imageTag };

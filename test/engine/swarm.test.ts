@@ -1,15 +1,17 @@
 // The swarm engine on a real three-node Docker Swarm (test/support/swarm.ts: network namespaces,
 // one dockerd each): berth runs as its own process with ENGINE=swarm against the manager, builds
 // an application from a loopback git server (the image copied to the workers: no registry), runs
-// it as 3 tasks spread over the nodes behind its link (their output as RUNTIME lines); a redeploy under steady requests fails
-// none; draining a node moves its tasks with no failed request; killing a worker's every process
-// makes berth report the service degraded (ERROR, a DEPLOYMENT_FAILED event) and RUNNING again
-// once Swarm has rescheduled; the cluster status lists the nodes; an agentic workflow run is two
-// Swarm tasks on one node (the agent against a scripted model on the test host, through its egress
-// proxy); deletion leaves nothing on any node.
+// it as 3 tasks spread over the nodes behind its link (their output as RUNTIME lines); a redeploy
+// under steady requests fails none; draining a node moves its tasks with no failed request;
+// killing a worker's every process makes berth report the service degraded (ERROR, a
+// DEPLOYMENT_FAILED event) and RUNNING again once Swarm has rescheduled; the cluster status lists
+// the nodes; a PUBLIC database is pinned and published on its node, its data kept across a
+// redeploy; an agentic workflow run is two Swarm tasks on one node (the agent against a scripted
+// model on the test host, through its egress proxy); deletion leaves nothing on any node.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { busyboxImage, NO_DOCKER, testDocker } from '../support/docker.ts';
+import { execFile } from 'node:child_process';
+import { busyboxImage, databaseImage, NO_DOCKER, testDocker } from '../support/docker.ts';
 import { hostOf, startEngineBerth, viaIngress, webhookReceiver, type EngineBerth } from '../support/engine-berth.ts';
 import { startGitDaemon, type GitDaemon } from '../support/git-daemon.ts';
 import { eventually } from '../support/harness.ts';
@@ -236,6 +238,35 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     const tasks = await manager().listTasks({ filters: { service: [service!.ID!], 'desired-state': ['running'] } });
     assert.deepEqual(tasks.map((t: any) => t.NodeID), [(pinnedNodes[0] as any).ID], 'the task runs on the pinned node');
     assert.equal((service!.Spec as any).UpdateConfig.Order, 'stop-first');
+  });
+
+  test('a PUBLIC database is pinned to one node and published there: its credentials give that address; its data survives a redeploy', { timeout: 300_000 }, async () => {
+    await cluster.load(docker, [await databaseImage(docker, 'POSTGRESQL', '15')], cluster.nodes.filter((n) => n.index !== 3).map((n) => n.index));
+    const db = await api('POST', `/environment/${envId}/database`, { name: 'ledger', type: 'POSTGRESQL', mode: 'CONTAINER', version: '15', accessibility: 'PUBLIC' });
+    const first = await berth.settle((await api('POST', `/database/${db.id}/deploy`)).id, 300_000);
+    assert.equal(first.status, 'DEPLOYED', first.message);
+    const pinned = (await manager().listNodes()).filter((n: any) => n.Spec.Labels?.[`berth.volume.${db.id}`] === 'true') as any[];
+    assert.equal(pinned.length, 1, 'one node holds the volume');
+    const credentials = await api('GET', `/database/${db.id}/masterCredentials`);
+    assert.equal(credentials.host, pinned[0].Status.Addr, 'clients connect to the node it is published on');
+    assert.deepEqual({ host: (await api('GET', `/database/${db.id}`)).host, port: (await api('GET', `/database/${db.id}`)).port }, { host: credentials.host, port: credentials.port });
+    const psql = (sql: string) => new Promise<{ ok: boolean; out: string }>((resolve) => {
+      execFile('psql', ['-h', credentials.host, '-p', String(credentials.port), '-U', credentials.login, '-d', 'postgres', '-w', '-tAc', sql], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PGPASSWORD: credentials.password, PGCONNECT_TIMEOUT: '5' }, timeout: 20_000,
+      }, (err, stdout, stderr) => resolve({ ok: !err, out: `${stdout}${stderr}`.trim() }));
+    });
+    const created = await psql(`create table kept (v text); insert into kept values ('on the swarm')`);
+    assert.ok(created.ok, created.out);
+    const again = await berth.settle((await api('POST', `/database/${db.id}/redeploy`)).id, 300_000);
+    assert.equal(again.status, 'DEPLOYED', again.message);
+    const read = await psql('select v from kept');
+    assert.ok(read.ok, read.out);
+    assert.equal(read.out, 'on the swarm');
+    const [service] = await manager().listServices({ filters: { label: [`berth.service_id=${db.id}`] } });
+    const tasks = await manager().listTasks({ filters: { service: [service!.ID!], 'desired-state': ['running'] } });
+    assert.deepEqual(tasks.map((t: any) => t.NodeID), [pinned[0].ID], 'the task runs on the pinned node');
+    assert.equal((service!.Spec as any).UpdateConfig.Order, 'stop-first');
+    assert.deepEqual((service!.Spec as any).EndpointSpec.Ports, [{ Protocol: 'tcp', TargetPort: 5432, PublishedPort: credentials.port, PublishMode: 'host' }]);
   });
 
   test('a cron job runs as a Swarm job, once per occurrence even with two workers', { timeout: 300_000 }, async () => {

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
+import { recordPublishedHost } from '../../src/modules/services/databases/public-access.ts';
 
 const bindable = (port: number) => new Promise<boolean>((resolve) => {
   const s = createServer();
@@ -91,5 +92,43 @@ describe('database addresses: PUBLIC and PRIVATE', () => {
     const reopened = await edit(a.id, 'PUBLIC');
     assert.equal(reopened.status, 200, reopened.raw);
     assert.equal(reopened.body.port, from + 2, 'b\'s port, freed when b was deleted');
+  });
+});
+
+describe('database addresses: where the engine published the port', () => {
+  let t: TestApp;
+  let org: SeededOrganization;
+  let env: SeededEnvironment;
+  before(async () => {
+    const from = await freeRange(2);
+    t = await startTestApp({ config: { databasePublicPorts: { from, to: from + 1 }, ingressHost: '127.0.0.1' } });
+    org = await seedOrganization(t);
+    env = await seedEnvironment(t, org);
+  });
+  after(async () => t.close());
+  const create = (name: string, accessibility: string) => t.request('POST', `/environment/${env.id}/database`, {
+    token: org.token, body: { name, type: 'POSTGRESQL', version: '16', mode: 'CONTAINER', accessibility },
+  });
+  const edit = (id: string, accessibility: string) => t.request('PUT', `/database/${id}`, { token: org.token, body: { accessibility } });
+  const addressOf = async (id: string) => {
+    const one = (await t.request('GET', `/database/${id}`, { token: org.token })).body;
+    const credentials = (await t.request('GET', `/database/${id}/masterCredentials`, { token: org.token })).body;
+    assert.deepEqual([credentials.host, credentials.port], [one.host, one.port]);
+    return { host: one.host as string, port: one.port as number };
+  };
+
+  test('where the engine published the port (a Swarm node) is the host shown; a database made PUBLIC again starts from the ingress host', async () => {
+    const d = await create('on-a-node', 'PUBLIC');
+    assert.equal(d.status, 201, d.raw);
+    const port = d.body.port as number;
+    await recordPublishedHost(t.ctx.db, d.body.id, '10.0.9.3');
+    assert.deepEqual(await addressOf(d.body.id), { host: '10.0.9.3', port });
+    await recordPublishedHost(t.ctx.db, d.body.id, null);
+    assert.deepEqual(await addressOf(d.body.id), { host: '127.0.0.1', port });
+    await recordPublishedHost(t.ctx.db, d.body.id, '10.0.9.3');
+    assert.equal((await edit(d.body.id, 'PRIVATE')).status, 200);
+    assert.equal((await edit(d.body.id, 'PUBLIC')).status, 200);
+    assert.equal((await addressOf(d.body.id)).host, '127.0.0.1', 'a new reservation knows no node until it is deployed');
+    assert.equal((await t.request('DELETE', `/database/${d.body.id}`, { token: org.token })).status, 204);
   });
 });

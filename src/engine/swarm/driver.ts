@@ -23,7 +23,7 @@ import { serviceSpec, swarmServiceName } from './spec.ts';
 import { daemonMessage } from '../docker/stream.ts';
 import { converge, listNodes, listTasks, routeKeeper } from './tasks.ts';
 import { fileConfigs, removeConfigs } from './configs.ts';
-import { ensureNetwork, pinVolumes, purgeService, removeNetwork, sweepContainers } from './resources.ts';
+import { ensureNetwork, pinnedNode, pinVolumes, purgeService, removeNetwork, sweepContainers } from './resources.ts';
 
 export interface SwarmDriverOptions {
   /** the manager */
@@ -173,7 +173,10 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
         return void await log('DEPLOY', `Job on_start finished with exit code 0 after ${outcome.attempts} attempt(s)`);
       }
       await deployService(service, plan, image, log, signal);
-      if (plan.database?.publicAccess) await log('DEPLOY', `Published on port ${plan.database.publicPort} of its node (host mode, PUBLIC)`);
+      if (plan.database?.publicAccess) {
+        const node = await pinnedNode(docker, service.id);
+        await log('DEPLOY', `Published on ${node?.address ?? 'its node'}:${plan.database.publicPort} (${node?.hostname ?? 'the node holding its volume'}, host mode, PUBLIC)`);
+      }
       await log('DEPLOY', `${service.name} is running`);
     },
     async stop(service: DriverService, log: LogSink, signal: AbortSignal) {
@@ -240,6 +243,10 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       const running = tasks.filter((t) => t.state === 'running');
       if (running.length >= desired) return { state: 'RUNNING' };
       return { state: 'ERROR', detail: `${running.length} of ${desired} task(s) running${tasks.find((t) => t.error)?.error ? `: ${tasks.find((t) => t.error)!.error}` : ''}` };
+    },
+    async publishedHost(service: DriverService) {
+      // host mode: the port is on the node that runs the database, the one holding its volume
+      return (await pinnedNode(docker, service.id))?.address || null;
     },
     async runJob(service, runId, command, line, signal) {
       const plan = planOf(service);

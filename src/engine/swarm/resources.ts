@@ -54,6 +54,11 @@ export async function pinVolumes(docker: Docker, serviceId: string, log: LogSink
   return node.hostname;
 }
 
+/** the node holding the service's volumes, once pinned */
+export async function pinnedNode(docker: Docker, serviceId: string): Promise<SwarmNode | null> {
+  return (await listNodes(docker)).find((n) => n.labels[pinLabel(serviceId)] === 'true') ?? null;
+}
+
 /** finished task containers Swarm did not take away (a job run's, seen after its service was removed), on every daemon given */
 export async function sweepContainers(daemons: Docker[], serviceId: string, extra: Record<string, string> = {}): Promise<void> {
   for (const d of daemons) {

@@ -92,7 +92,7 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
         database: {
           type: s.type, version: s.version, mode: s.mode, port: defaultPort(s.type), login: credentials.login,
           password: credentials.password, host: credentials.host, publicAccess,
-          publicPort: publicAccess ? (await reservedPorts(ctx.db, [serviceId])).get(serviceId) ?? null : null,
+          publicPort: publicAccess ? (await reservedPorts(ctx.db, [serviceId])).get(serviceId)?.port ?? null : null,
         },
       };
     }

@@ -58,8 +58,8 @@ export function databaseHost(row: ServiceRow): string {
  */
 export function databaseAddress(row: ServiceRow, reserved: ReservedPorts, config: PublicAccessConfig): { host: string; port: number } {
   const spec = hydrateDatabaseSpec(row.spec);
-  const port = spec.accessibility === 'PUBLIC' ? reserved.get(row.id) : undefined;
-  return port === undefined ? { host: databaseHost(row), port: defaultPort(spec.type) } : { host: publicHost(config), port };
+  const published = spec.accessibility === 'PUBLIC' ? reserved.get(row.id) : undefined;
+  return published === undefined ? { host: databaseHost(row), port: defaultPort(spec.type) } : { host: published.host ?? publicHost(config), port: published.port };
 }
 
 /** the ids of the PUBLIC databases among rows */

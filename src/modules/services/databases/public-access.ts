@@ -3,7 +3,8 @@
 // edited so, or copied by an environment clone) and freed when it is edited PRIVATE or deleted:
 // its address survives redeploys, stops and uninstalls, and no other database is given it
 // meanwhile. The docker engine publishes it on INGRESS_HOST while the deployed database is
-// PUBLIC. Also the address clients are given: the public one for PUBLIC databases, the
+// PUBLIC; the swarm engine on the node holding its volume, whose address is recorded here at each
+// deployment. Also the address clients are given: the public one for PUBLIC databases, the
 // environment network's name and port otherwise.
 import { createServer } from 'node:net';
 import type { Config } from '../../../config/config.ts';
@@ -14,8 +15,8 @@ import { cloneHooks, type CloneHook } from '../../environments/environments.serv
 
 export type PublicAccessConfig = Pick<Config, 'ingressHost' | 'ingressDomain' | 'databasePublicPorts'>;
 
-/** database id → its reserved port */
-export type ReservedPorts = ReadonlyMap<string, number>;
+/** database id → its reserved port, and the host it is published on when not INGRESS_HOST (a Swarm node) */
+export type ReservedPorts = ReadonlyMap<string, { port: number; host: string | null }>;
 
 const EVERY_ADDRESS = new Set(['', '0.0.0.0', '::', '[::]']);
 
@@ -29,9 +30,14 @@ export function publicHost(c: Pick<Config, 'ingressHost' | 'ingressDomain'>): st
 
 export async function reservedPorts(db: Queryable, serviceIds: readonly string[]): Promise<ReservedPorts> {
   if (serviceIds.length === 0) return new Map();
-  const rows = await db.query<{ service_id: string; port: number }>(
-    'select service_id, port from database_public_ports where service_id = any($1::uuid[])', [serviceIds]);
-  return new Map(rows.map((r) => [r.service_id, r.port]));
+  const rows = await db.query<{ service_id: string; port: number; host: string | null }>(
+    'select service_id, port, host from database_public_ports where service_id = any($1::uuid[])', [serviceIds]);
+  return new Map(rows.map((r) => [r.service_id, { port: r.port, host: r.host }]));
+}
+
+/** records where the engine published a PUBLIC database's port (null: INGRESS_HOST) */
+export async function recordPublishedHost(db: Queryable, serviceId: string, host: string | null): Promise<void> {
+  await db.query('update database_public_ports set host = $2 where service_id = $1 and host is distinct from $2', [serviceId, host]);
 }
 
 /** whether something on this host already listens on the port (a program outside berth, another berth's database) */
