@@ -19,7 +19,11 @@ export interface GitPlan {
 
 export type SourcePlan =
   | { kind: 'image'; ref: string; auth: RegistryAuth | null }
-  | { kind: 'git'; git: GitPlan | null; dockerfilePath: string | null; dockerfileRaw: string | null; target: string | null };
+  | {
+    kind: 'git'; git: GitPlan | null; dockerfilePath: string | null; dockerfileRaw: string | null; target: string | null;
+    /** the credentials of the registry built images are pushed to and pulled from (SWARM_REGISTRY), when the organization has it as a container registry */
+    pushAuth?: RegistryAuth | null;
+  };
 
 export interface ProbePlan {
   kind: 'http' | 'tcp' | 'exec';

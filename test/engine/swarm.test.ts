@@ -63,7 +63,7 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     // a plain-HTTP registry on the test host's leg of the cluster network, which every node may pull from
     const registryAddress = `${swarmHostAddress().address}:${await freePort()}`;
     cluster = await startSwarmCluster(3, { registry: registryAddress });
-    registry = await startTestRegistry(docker, { host: registryAddress.split(':')[0], auth: false, port: Number(registryAddress.split(':')[1]) });
+    registry = await startTestRegistry(docker, { host: registryAddress.split(':')[0], port: Number(registryAddress.split(':')[1]) });
     await cluster.load(docker, [base]);
     gitd = await startGitDaemon();
     await gitd.createRepo('site', {
@@ -119,7 +119,7 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
     assert.ok(result.bodies.includes('version 1\n') && result.bodies.includes('version 2\n'), 'the load saw both versions');
   });
 
-  test('with SWARM_REGISTRY, a build is pushed once and every node pulls it (no copies)', { timeout: 300_000 }, async () => {
+  test('with SWARM_REGISTRY, a build is pushed once with the credentials of the organization\'s container registry there, and every node pulls it with them (no copies)', { timeout: 300_000 }, async () => {
     const other = await startEngineBerth(cluster.manager.host, { ENGINE: 'swarm', GIT_POLL_INTERVAL_SECONDS: '0', SWARM_REGISTRY: registry.address });
     try {
       const call = async (method: string, url: string, body?: unknown) => {
@@ -128,6 +128,11 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
         return r.body;
       };
       const org = (await call('GET', '/organization')).results[0].id;
+      // the registry refuses anonymous pushes and pulls: berth has its credentials as a container registry of the organization
+      assert.equal((await fetch(`http://${registry.address}/v2/_catalog`)).status, 401);
+      await call('POST', `/organization/${org}/containerRegistry`, {
+        name: 'cluster', kind: 'GENERIC_CR', url: `https://${registry.address}`, config: { username: registry.username, password: registry.password },
+      });
       const project = (await call('POST', `/organization/${org}/project`, { name: `swarm-registry-${Date.now()}` })).id;
       const env = (await call('POST', `/project/${project}/environment`, { name: 'registry', mode: 'STAGING' })).id;
       const app = await call('POST', `/environment/${env}/application`, {
@@ -138,9 +143,10 @@ describe('swarm engine: an application on three nodes', { skip: why ?? false, ti
       const done = await other.settle(deployment, 300_000);
       assert.equal(done.status, 'DEPLOYED', done.message);
       const lines = (await call('GET', `/deployment/${deployment}/log?page_size=100`)).results.map((l: any) => l.message as string);
-      assert.ok(lines.some((l: string) => l.startsWith(`Pushed ${registry.address}/berth/${app.id}:`)), JSON.stringify(lines));
+      assert.ok(lines.some((l: string) => l.startsWith(`Pushed ${registry.address}/berth/${app.id}:`) && l.includes(`as ${registry.username}`)), JSON.stringify(lines));
       assert.ok(!lines.some((l: string) => l.startsWith('Copied ')), 'nothing copied by berth');
-      const catalog = await (await fetch(`http://${registry.address}/v2/_catalog`)).json() as { repositories: string[] };
+      const basic = `Basic ${Buffer.from(`${registry.username}:${registry.password}`).toString('base64')}`;
+      const catalog = await (await fetch(`http://${registry.address}/v2/_catalog`, { headers: { authorization: basic } })).json() as { repositories: string[] };
       assert.ok(catalog.repositories.includes(`berth/${app.id}`), JSON.stringify(catalog));
       const [service] = await manager().listServices({ filters: { label: [`berth.service_id=${app.id}`] } });
       assert.ok((service!.Spec as any).TaskTemplate.ContainerSpec.Image.startsWith(`${registry.address}/berth/${app.id}:`));

@@ -23,15 +23,14 @@ export interface TestRegistry {
   close(): Promise<void>;
 }
 
-/** `host`: where it listens (default loopback); `auth: false`: anonymous pushes and pulls (a Swarm's nodes pull without credentials) */
-export async function startTestRegistry(docker: Docker, options: { host?: string; port?: number; auth?: boolean } = {}): Promise<TestRegistry> {
+/** `host`: where it listens (default loopback; a Swarm's nodes reach the test host's leg of their network) */
+export async function startTestRegistry(docker: Docker, options: { host?: string; port?: number } = {}): Promise<TestRegistry> {
   const dir = await mkdtemp(join(tmpdir(), 'berth-test-registry-'));
   const username = 'berth';
   const password = randomBytes(12).toString('hex');
   await run('htpasswd', ['-B', '-b', '-c', join(dir, 'htpasswd'), username, password]);
   const port = options.port ?? await freePort();
   const address = `${options.host ?? '127.0.0.1'}:${port}`;
-  const auth = options.auth ?? true;
   await writeFile(join(dir, 'config.yml'), [
     'version: 0.1',
     'log:',
@@ -44,7 +43,7 @@ export async function startTestRegistry(docker: Docker, options: { host?: string
     'http:',
     `  addr: ${address}`,
     `  secret: ${randomBytes(16).toString('hex')}`,
-    ...(auth ? ['auth:', '  htpasswd:', '    realm: berth-test', `    path: ${join(dir, 'htpasswd')}`] : []),
+    'auth:', '  htpasswd:', '    realm: berth-test', `    path: ${join(dir, 'htpasswd')}`,
     '',
   ].join('\n'));
   const child = spawn('/usr/bin/docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -54,7 +53,7 @@ export async function startTestRegistry(docker: Docker, options: { host?: string
   for (;;) {
     if (child.exitCode !== null) throw new Error(`docker-registry exited: ${stderr}`);
     const status = await fetch(`http://${address}/v2/`).then((r) => r.status, () => 0);
-    if (status === (auth ? 401 : 200)) break;
+    if (status === 401) break;
     if (Date.now() > deadline) throw new Error(`docker-registry did not answer on ${address}: ${stderr}`);
     await new Promise((r) => setTimeout(r, 100));
   }

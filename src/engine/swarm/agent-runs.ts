@@ -1,8 +1,8 @@
 // An agentic workflow run on a Swarm (decision 0343): the run and its egress proxy are two Swarm
 // services, each one task, on one node: the ready, active node berth reaches (the manager, or a
 // node of SWARM_NODE_DOCKER_HOSTS) running the fewest tasks, because the workspace is copied into
-// the run's task and its output read there. The run's image is built on the manager and reaches
-// that node as built images do (SWARM_REGISTRY, else docker save | docker load). The run's network
+// the run's task and its output read there. The run's image is built on the manager and copied to
+// that node when it lacks it (docker save | docker load: berth reaches it anyway). The run's network
 // is an internal overlay of its own (the proxy, alias `egress`, is its only way out, through the
 // environment's overlay). The run task waits for its workspace, then supervise.ts follows it as on
 // the docker engine. Both services and the network are removed whatever happened.
@@ -19,7 +19,7 @@ import type { AgentRunOutcome, AgentRunSpec } from '../agent/spec.ts';
 import { agentCommand, failedOutcome, MiB, PROXY_START, superviseRun } from '../agent/supervise.ts';
 import { redactor } from '../agent/transcript.ts';
 import { prepareWorkspace } from '../agent/workspace.ts';
-import { copyToNodes, pushToRegistry, type NodeDaemon } from './images.ts';
+import { copyToNodes, type NodeDaemon } from './images.ts';
 import { ensureNetwork } from './resources.ts';
 import { listNodes } from './tasks.ts';
 
@@ -32,7 +32,6 @@ export interface SwarmAgentOptions {
   manager: Docker;
   /** the node daemons berth reaches (SWARM_NODE_DOCKER_HOSTS) */
   nodes: () => Promise<NodeDaemon[]>;
-  registry: string | null;
   baseImage: string;
   allowLocalGit: boolean;
 }
@@ -142,12 +141,12 @@ export async function runSwarmAgent(o: SwarmAgentOptions, spec: AgentRunSpec, lo
   const labels = { ...ownerLabels(ids), 'berth.run_id': spec.runId };
   let placement: Placement | null = null;
   try {
-    let image = await ensureAgentImage(manager, { baseImage: o.baseImage, dockerFragment: spec.dockerFragment }, (l) => log('BUILD', redact(l)), signal);
+    const image = await ensureAgentImage(manager, { baseImage: o.baseImage, dockerFragment: spec.dockerFragment }, (l) => log('BUILD', redact(l)), signal);
     signal.throwIfAborted();
     placement = await placeRun(o);
     await say(`Running as Swarm tasks on ${placement.hostname} (the node berth reaches with the fewest running tasks)`);
-    if (o.registry) image = await pushToRegistry(manager, image, o.registry, say, signal);
-    else if (!placement.manager) await copyToNodes(manager, image, [{ nodeId: placement.nodeId, hostname: placement.hostname, docker: placement.docker }], new Set(), say);
+    // the node is one berth reaches: a copy (when it lacks the image) needs no registry credentials
+    if (!placement.manager) await copyToNodes(manager, image, [{ nodeId: placement.nodeId, hostname: placement.hostname, docker: placement.docker }], new Set(), say);
 
     const environmentNetwork = await ensureNetwork(manager, spec.environmentId, ids);
     const internal = runContainerName(spec.runId);

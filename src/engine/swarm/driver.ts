@@ -15,7 +15,7 @@ import { routeSettingsOf } from '../ingress/settings.ts';
 import { labelFilter, parseRoutes, type OwnerIds } from '../docker/naming.ts';
 import { readinessOf, routesOf, type IngressLike } from '../docker/rollout.ts';
 import { serviceSettings } from '../settings.ts';
-import type { RuntimePlan } from '../plan.ts';
+import type { RegistryAuth, RuntimePlan } from '../plan.ts';
 import { copyToNodes, nodeDaemons, pushToRegistry, type NodeDaemon } from './images.ts';
 import { runSwarmJob } from './jobs.ts';
 import { runSwarmAgent } from './agent-runs.ts';
@@ -56,6 +56,15 @@ export interface SwarmServiceHealth {
 function planOf(service: DriverService): RuntimePlan {
   if (!service.plan) throw new EngineFailure('deploy', 'The service has no runtime plan');
   return service.plan;
+}
+
+/** the credentials for SWARM_REGISTRY of a service built from git (the organization's container registry there), or null */
+const pushAuthOf = (plan: RuntimePlan | null | undefined) => (plan?.source?.kind === 'git' ? plan.source.pushAuth ?? null : null);
+
+/** what Swarm's nodes pull a service's image with: its registry's credentials, or SWARM_REGISTRY's for a build */
+function pullAuthOf(plan: RuntimePlan): RegistryAuth | undefined {
+  if (plan.source?.kind === 'image') return plan.source.auth ?? undefined;
+  return pushAuthOf(plan) ?? undefined;
 }
 
 const idsOf = (s: DriverService): OwnerIds => ({ serviceId: s.id, environmentId: s.environmentId, projectId: s.projectId ?? '', organizationId: s.organizationId ?? '' });
@@ -109,7 +118,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       extraEnv: database?.env, cmd: database?.cmd, dataDir: database?.dataDir, publicPort: plan.database?.publicAccess ? plan.database.publicPort : null,
       pinned, files, forceUpdate,
     });
-    const auth = plan.source?.kind === 'image' && plan.source.auth ? plan.source.auth : undefined;
+    const auth = pullAuthOf(plan);
     if (current) {
       await log('DEPLOY', `Updating Swarm service ${name} (${replicas} replica(s), ${spec.UpdateConfig && (spec.UpdateConfig as { Order: string }).Order}, rollback on failure)`);
       await docker.getService(name).update({ ...(auth ? { authconfig: auth } : {}), version: current.Version.Index, ...spec } as never);
@@ -146,7 +155,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     async build(service: DriverService, log: LogSink, signal: AbortSignal): Promise<BuildResult> {
       const built = await local.build(service, log, signal) as BuildResult;
       const line = (text: string) => log('BUILD', text);
-      if (options.registry) return { ...built, imageTag: await pushToRegistry(docker, built.imageTag, options.registry, line, signal) };
+      if (options.registry) return { ...built, imageTag: await pushToRegistry(docker, built.imageTag, options.registry, line, signal, pushAuthOf(service.plan)) };
       const nodes = await nodeClients();
       const all = await listNodes(docker);
       // the manager has it; a node that is down now gets it at the next build
@@ -256,7 +265,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       try {
         return await runSwarmJob({
           docker, ids: idsOf(service), slug: service.slug, runId, image: imageToRun(service, plan), plan, network, command: cmd,
-          settings: serviceSettings(service.advancedSettings), cron: command === 'cron',
+          settings: serviceSettings(service.advancedSettings), cron: command === 'cron', auth: pullAuthOf(plan),
         }, line, signal);
       } finally {
         await sweepContainers(await everyDaemon(), service.id, { 'berth.run_id': runId });
@@ -271,7 +280,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       return notes;
     },
     runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal) {
-      return runSwarmAgent({ manager: docker, nodes: nodeClients, registry: options.registry, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
+      return runSwarmAgent({ manager: docker, nodes: nodeClients, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
     },
     async nodes(): Promise<EngineNode[]> {
       const [nodes, tasks] = await Promise.all([nodesNow(), docker.listTasks({ filters: { 'desired-state': ['running'] } }) as Promise<Array<Record<string, any>>>]);

@@ -1,11 +1,13 @@
 // Getting an image built on the manager to every node (decision 0343). With SWARM_REGISTRY set, the
-// image is pushed there once and tasks pull it (`<registry>/berth/<service>:<commit>`); without
+// image is pushed there once and tasks pull it (`<registry>/berth/<service>:<commit>`), with the
+// credentials of the organization's container registry at that address when it has one; without
 // one, berth copies it itself, `docker save` from the manager into `docker load` on every node it
 // can reach (SWARM_NODE_DOCKER_HOSTS) that lacks it: the fallback for small clusters. A node berth
 // cannot reach gets no copy, and the log says which.
 import type Docker from 'dockerode';
 import { jsonLines } from '../docker/stream.ts';
 import { EngineFailure } from '../engine.ts';
+import type { RegistryAuth } from '../plan.ts';
 
 export interface NodeDaemon { nodeId: string; hostname: string; docker: Docker }
 
@@ -26,16 +28,18 @@ export function registryRef(registry: string, tag: string): string {
   return `${registry.replace(/\/+$/, '')}/${tag}`;
 }
 
-export async function pushToRegistry(manager: Docker, tag: string, registry: string, log: (line: string) => Promise<void>, signal: AbortSignal): Promise<string> {
+/** pushes `tag` to the registry (with the credentials of the organization's container registry there, when it has one) */
+export async function pushToRegistry(manager: Docker, tag: string, registry: string, log: (line: string) => Promise<void>, signal: AbortSignal,
+  auth: RegistryAuth | null = null): Promise<string> {
   const ref = registryRef(registry, tag);
   const [repo, version] = [ref.slice(0, ref.lastIndexOf(':')), ref.slice(ref.lastIndexOf(':') + 1)];
   await manager.getImage(tag).tag({ repo, tag: version });
   await log(`Pushing ${ref}`);
-  const stream = await manager.getImage(repo).push({ tag: version, authconfig: {} } as never) as unknown as NodeJS.ReadableStream;
+  const stream = await manager.getImage(repo).push({ tag: version, authconfig: auth ?? {} } as never) as unknown as NodeJS.ReadableStream;
   for await (const message of jsonLines(stream, signal)) {
     if (message.error) throw new EngineFailure('build', `Pushing ${ref} failed: ${message.error}`);
   }
-  await log(`Pushed ${ref}: every node pulls it from the registry`);
+  await log(`Pushed ${ref}${auth ? ` as ${auth.username} (the organization's container registry at ${registry})` : ''}: every node pulls it from the registry`);
   return ref;
 }
 

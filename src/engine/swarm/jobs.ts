@@ -6,13 +6,14 @@
 import type Docker from 'dockerode';
 import type { JobRunOutcome } from '../engine.ts';
 import type { JobRunInput } from '../docker/jobs.ts';
+import type { RegistryAuth } from '../plan.ts';
 import { demux } from '../docker/replicas.ts';
 import { labelFilter } from '../docker/naming.ts';
 import { jobSpec, swarmJobName } from './spec.ts';
 import { listTasks } from './tasks.ts';
 
-/** a job run on the docker engine's terms, on the environment's overlay network */
-export interface SwarmJobInput extends JobRunInput { network: string }
+/** a job run on the docker engine's terms, on the environment's overlay network; `auth`: what nodes pull its image with */
+export interface SwarmJobInput extends JobRunInput { network: string; auth?: RegistryAuth }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -32,10 +33,10 @@ export async function runSwarmJob(input: SwarmJobInput, line: (text: string) => 
   }
   const name = swarmJobName(input.slug, input.ids.serviceId, input.runId);
   await docker.getService(name).remove().catch(() => {});
-  await docker.createService(jobSpec({
+  await docker.createService((input.auth ?? {}) as never, jobSpec({
     name, ids: input.ids, slug: input.slug, generation: input.runId, image: input.image, plan, network: input.network, settings: input.settings,
     command: input.command?.args ?? null, entrypoint: input.command?.entrypoint ?? null, runId: input.runId, maxRestarts: job.maxRestarts,
-  }) as Docker.CreateServiceOptions);
+  }) as never);
   const deadline = Date.now() + job.maxDurationSeconds * 1000;
   let outcome: JobRunOutcome | null = null;
   try {

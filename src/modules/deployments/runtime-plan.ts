@@ -4,11 +4,11 @@
 // (for the clone only), a database's master credentials, and the DNS names other services use for it.
 import type { AppContext } from '../../context.ts';
 import { imageReference, registryAuthFor } from '../../engine/docker/images.ts';
-import type { JobPlan, PortPlan, ProbePlan, RuntimePlan, SourcePlan } from '../../engine/plan.ts';
+import type { JobPlan, PortPlan, ProbePlan, RegistryAuth, RuntimePlan, SourcePlan } from '../../engine/plan.ts';
 import type { Queryable } from '../../db/db.ts';
 import { notFound } from '../../lib/errors.ts';
 import { gitPlanOf } from '../git-tokens/git-credentials.ts';
-import { registryCredentials } from '../registries/registries.service.ts';
+import { registryAt, registryCredentials } from '../registries/registries.service.ts';
 import type { Healthchecks, Probe, Registry } from '../services/common.schemas.ts';
 import { defaultPort } from '../services/databases/database.rules.ts';
 import { reservedPorts } from '../services/databases/public-access.ts';
@@ -17,8 +17,16 @@ import { autoscalePolicy } from '../services/autoscale.rules.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import { serviceHost } from '../variables/effective.rules.ts';
 
-/** reads go through `db` only, so a plan can be built inside a transaction */
-type Ctx = { db: Queryable; sealer: AppContext['sealer'] };
+/** reads go through `db` only, so a plan can be built inside a transaction; `config` gives SWARM_REGISTRY (build pushes) */
+type Ctx = { db: Queryable; sealer: AppContext['sealer']; config?: Pick<AppContext['config'], 'swarmRegistry'> };
+
+/** the credentials for pushing built images to SWARM_REGISTRY: those of the organization's container registry at that address */
+async function pushAuthOf(ctx: Ctx, organizationId: string): Promise<RegistryAuth | null> {
+  const address = ctx.config?.swarmRegistry;
+  if (!address) return null;
+  const registry = await registryAt(ctx.db, ctx.sealer, organizationId, address);
+  return registry ? registryAuthFor(registry, `${address}/berth/image:tag`) : null;
+}
 
 function probePlan(probe: Probe | null | undefined): ProbePlan | null {
   if (!probe) return null;
@@ -73,6 +81,7 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
         ? {
           kind: 'git', dockerfilePath: loaded.spec.dockerfile_path, dockerfileRaw: null, target: loaded.spec.docker_target_build_stage,
           git: await gitPlanOf(ctx.db, ctx.sealer, loaded.organizationId, loaded.spec.git_repository),
+          pushAuth: await pushAuthOf(ctx, loaded.organizationId),
         }
         : await imageSource(ctx, loaded.organizationId, loaded.registry, loaded.spec.image_name, loaded.spec.tag);
       return {
@@ -104,6 +113,7 @@ export async function buildRuntimePlan(ctx: Ctx, serviceId: string): Promise<Run
           kind: 'git', dockerfilePath: s.source.docker.dockerfile_path, dockerfileRaw: s.source.docker.dockerfile_raw,
           target: s.source.docker.docker_target_build_stage,
           git: s.source.docker.git_repository ? await gitPlanOf(ctx.db, ctx.sealer, loaded.organizationId, s.source.docker.git_repository) : null,
+          pushAuth: await pushAuthOf(ctx, loaded.organizationId),
         };
       const schedule = s.schedule;
       const job: JobPlan = 'cronjob' in schedule

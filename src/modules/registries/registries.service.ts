@@ -112,3 +112,26 @@ export async function registryCredentials(db: Queryable, sealer: Sealer, organiz
   const r = await repo.findRegistry(db, organizationId, registryId);
   return r?.configSealed ? JSON.parse(sealer.open(r.configSealed)) as Record<string, string> : null;
 }
+
+/** host[:port] of a registry URL or of an image-reference prefix (`host[:port][/path]`, no scheme) */
+function registryAddress(value: string): string | null {
+  try {
+    return new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`).host.toLowerCase() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The organization's container registry at `address` (SWARM_REGISTRY: host[:port][/path]), with
+ * its credentials opened: berth pushes built images there with them and Swarm's nodes pull with
+ * them. Null when the organization has no registry at that address (the registry takes anonymous
+ * pushes then).
+ */
+export async function registryAt(db: Queryable, sealer: Sealer, organizationId: string, address: string): Promise<{ kind: string; url: string; credentials: Record<string, string> | null } | null> {
+  const wanted = registryAddress(address);
+  const { items } = await repo.listRegistries(db, organizationId, null, 0);
+  const found = items.find((r) => wanted !== null && registryAddress(r.url) === wanted);
+  if (!found) return null;
+  return { kind: found.kind, url: found.url, credentials: found.configSealed ? JSON.parse(sealer.open(found.configSealed)) as Record<string, string> : null };
+}
