@@ -6,15 +6,13 @@
 // nothing left behind: both containers and the network are removed whatever happened.
 import type Docker from 'dockerode';
 import { EngineFailure, type LogSink } from '../engine.ts';
-import { ownerLabels, type OwnerIds } from '../docker/naming.ts';
 import { ensureEnvironmentNetwork } from '../docker/networks.ts';
 import { removeContainer } from '../docker/replicas.ts';
-import { allowedHosts, filterLines, proxyConfig, PROXY_ALIAS } from './egress.ts';
+import { filterLines, proxyConfig, PROXY_ALIAS } from './egress.ts';
 import { ensureAgentImage } from './image.ts';
 import type { AgentRunOutcome, AgentRunSpec } from './spec.ts';
-import { redactor } from './transcript.ts';
 import { contextFile, mcpConfigFile } from './container-config.ts';
-import { agentCommand, failedOutcome, MiB, PROXY_START, superviseRun } from './supervise.ts';
+import { agentCommand, failedOutcome, MiB, PROXY_START, runContext, superviseRun } from './supervise.ts';
 import { prepareWorkspace } from './workspace.ts';
 
 export interface AgentRunnerOptions {
@@ -61,11 +59,7 @@ async function startProxy(docker: Docker, p: { runId: string; image: string; int
 
 export async function runAgent(opts: AgentRunnerOptions, spec: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome> {
   const { docker } = opts;
-  const started = Date.now();
-  const redact = redactor(spec.secrets);
-  const say = (line: string) => log('DEPLOY', redact(line));
-  const ids: OwnerIds = { serviceId: spec.workflowId, environmentId: spec.environmentId, projectId: spec.projectId, organizationId: spec.organizationId };
-  const labels = { ...ownerLabels(ids), 'berth.run_id': spec.runId };
+  const { started, redact, say, ids, labels, hosts, urls, sayEgress } = runContext(spec, log);
   const failed = (message: string) => failedOutcome(redact(message), started);
   try {
     let image: string;
@@ -85,9 +79,7 @@ export async function runAgent(opts: AgentRunnerOptions, spec: AgentRunSpec, log
       Labels: { ...labels, 'berth.role': 'agent-network' },
     });
 
-    const hosts = allowedHosts(spec);
-    const urls = spec.berthMcpUrl ? [spec.berthMcpUrl] : [];
-    await say(`Egress through the proxy only, to: ${hosts.length ? hosts.join(', ') : 'no host'}${urls.length ? `; and berth's MCP server at ${urls.join(', ')} only` : ''}`);
+    await sayEgress();
     // the proxy starts while the run container is made and filled: both are on the way to the first request
     const [proxy, agent] = await Promise.all([
       startProxy(docker, { runId: spec.runId, image, internal, environmentNetwork, hosts, urls, labels }),

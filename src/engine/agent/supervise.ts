@@ -7,10 +7,11 @@
 import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 import type { LogSink } from '../engine.ts';
-import { parseProxyLine, PROXY_ALIAS, PROXY_PORT } from './egress.ts';
+import { ownerLabels, type OwnerIds } from '../docker/naming.ts';
+import { allowedHosts, parseProxyLine, PROXY_ALIAS, PROXY_PORT } from './egress.ts';
 import { AGENT_USER } from './image.ts';
 import type { AgentRunOutcome, AgentRunSpec } from './spec.ts';
-import { Transcript } from './transcript.ts';
+import { redactor, Transcript } from './transcript.ts';
 import { agentArgs, agentEnv } from './container-config.ts';
 
 export const MiB = 1024 * 1024;
@@ -46,6 +47,20 @@ export function lineStream(onLine: (line: string) => Promise<void>): { sink: Pas
       if (pending) { const last = pending; pending = ''; writing = writing.then(() => onLine(last)).catch(() => {}); }
       await writing;
     },
+  };
+}
+
+/** what both engines start a run with: its clock, its redaction, its owner labels and what its proxy lets through */
+export function runContext(spec: AgentRunSpec, log: LogSink) {
+  const redact = redactor(spec.secrets);
+  const ids: OwnerIds = { serviceId: spec.workflowId, environmentId: spec.environmentId, projectId: spec.projectId, organizationId: spec.organizationId };
+  const hosts = allowedHosts(spec);
+  const urls = spec.berthMcpUrl ? [spec.berthMcpUrl] : [];
+  const say = (line: string) => log('DEPLOY', redact(line));
+  return {
+    started: Date.now(), redact, say, ids, labels: { ...ownerLabels(ids), 'berth.run_id': spec.runId }, hosts, urls,
+    /** the log line saying where the run may go */
+    sayEgress: () => say(`Egress through the proxy only, to: ${hosts.length ? hosts.join(', ') : 'no host'}${urls.length ? `; and berth's MCP server at ${urls.join(', ')} only` : ''}`),
   };
 }
 

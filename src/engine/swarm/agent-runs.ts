@@ -8,16 +8,15 @@
 // the docker engine. Both services and the network are removed whatever happened.
 import type Docker from 'dockerode';
 import { EngineFailure, type LogSink } from '../engine.ts';
-import { labelFilter, ownerLabels, type OwnerIds } from '../docker/naming.ts';
+import { labelFilter } from '../docker/naming.ts';
 import { execIn } from '../docker/replicas.ts';
 import { daemonMessage } from '../docker/stream.ts';
 import { contextFile, mcpConfigFile } from '../agent/container-config.ts';
-import { allowedHosts, PROXY_ALIAS } from '../agent/egress.ts';
+import { PROXY_ALIAS } from '../agent/egress.ts';
 import { ensureAgentImage } from '../agent/image.ts';
 import { egressContainerName, proxyEnv, runContainerName } from '../agent/runner.ts';
 import type { AgentRunOutcome, AgentRunSpec } from '../agent/spec.ts';
-import { agentCommand, failedOutcome, MiB, PROXY_START, superviseRun } from '../agent/supervise.ts';
-import { redactor } from '../agent/transcript.ts';
+import { agentCommand, failedOutcome, MiB, PROXY_START, runContext, superviseRun } from '../agent/supervise.ts';
 import { prepareWorkspace } from '../agent/workspace.ts';
 import { copyToNodes, type NodeDaemon } from './images.ts';
 import { ensureNetwork } from './resources.ts';
@@ -134,11 +133,7 @@ export async function removeSwarmRun(manager: Docker, daemons: Docker[], runId: 
 
 export async function runSwarmAgent(o: SwarmAgentOptions, spec: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome> {
   const { manager } = o;
-  const started = Date.now();
-  const redact = redactor(spec.secrets);
-  const say = (line: string) => log('DEPLOY', redact(line));
-  const ids: OwnerIds = { serviceId: spec.workflowId, environmentId: spec.environmentId, projectId: spec.projectId, organizationId: spec.organizationId };
-  const labels = { ...ownerLabels(ids), 'berth.run_id': spec.runId };
+  const { started, redact, say, ids, labels, hosts, urls, sayEgress } = runContext(spec, log);
   let placement: Placement | null = null;
   try {
     const image = await ensureAgentImage(manager, { baseImage: o.baseImage, dockerFragment: spec.dockerFragment }, (l) => log('BUILD', redact(l)), signal);
@@ -152,9 +147,7 @@ export async function runSwarmAgent(o: SwarmAgentOptions, spec: AgentRunSpec, lo
     const internal = runContainerName(spec.runId);
     // internal: no gateway, so the proxy is the run's only way out
     await manager.createNetwork({ Name: internal, Driver: 'overlay', Internal: true, Attachable: true, CheckDuplicate: true, Labels: { ...labels, 'berth.role': 'agent-network' } });
-    const hosts = allowedHosts(spec);
-    const urls = spec.berthMcpUrl ? [spec.berthMcpUrl] : [];
-    await say(`Egress through the proxy only, to: ${hosts.length ? hosts.join(', ') : 'no host'}${urls.length ? `; and berth's MCP server at ${urls.join(', ')} only` : ''}`);
+    await sayEgress();
     const specs = agentRunSpecs(spec, { image, nodeId: placement.nodeId, internal, environmentNetwork, hosts, urls, labels });
     await manager.createService(specs.proxy as never);
     await manager.createService(specs.run as never);
