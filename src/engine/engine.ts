@@ -39,7 +39,9 @@ export interface DriverService {
 export interface IngressSettingsTarget { id: string; advancedSettings: Record<string, unknown>; env: Record<string, string> }
 
 export interface JobRunOutcome {
-  exitCode: number; attempts: number; reason: string | null;
+  exitCode: number; attempts: number;
+  /** why it failed (exit code, killed after the maximum duration, replaced…), or why it was skipped */
+  reason: string | null;
   /** the run did not start (cronjob.concurrency_policy Forbid: another run was still running); exitCode and attempts are 0 */
   skipped?: boolean;
 }

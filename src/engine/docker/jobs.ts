@@ -12,7 +12,7 @@
 import type Docker from 'dockerode';
 import type { ContainerInfo } from 'dockerode';
 import { PassThrough } from 'node:stream';
-import { EngineFailure } from '../engine.ts';
+import { EngineFailure, type JobRunOutcome } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import type { ServiceSettings } from '../settings.ts';
 import { readOnlyFilesRefused, replicaCreateOptions } from './containers.ts';
@@ -32,15 +32,6 @@ export interface JobRunInput {
   settings: ServiceSettings;
   /** a cron occurrence (the concurrency policy and the history limits apply), not a lifecycle command */
   cron: boolean;
-}
-
-export interface JobRunOutcome {
-  exitCode: number;
-  attempts: number;
-  /** why it failed (exit code, killed after the maximum duration, replaced…), or why it was skipped */
-  reason: string | null;
-  /** not run at all (cronjob.concurrency_policy Forbid): exitCode and attempts are 0 */
-  skipped?: boolean;
 }
 
 const runsOf = (docker: Docker, serviceId: string, all: boolean, extra: Record<string, string> = {}) =>
