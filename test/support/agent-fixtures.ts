@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type Docker from 'dockerode';
 import { buildImage } from '../../src/engine/docker/build.ts';
+import { demux } from '../../src/engine/docker/replicas.ts';
 import { exists, hasImage, importRoot, rootTarball, TEST_CACHE_DIR } from './debian-root.ts';
 import { TEST_LABEL } from './docker.ts';
 
@@ -155,14 +156,7 @@ export function ensureNetwork(docker: Docker, name: string): Promise<void> {
 
 /** a container's stdout and stderr so far (non-TTY log frames put back together) */
 export async function containerOutput(container: Docker.Container): Promise<string> {
-  const buf = await container.logs({ stdout: true, stderr: true, follow: false }) as unknown as Buffer;
-  const parts: Buffer[] = [];
-  for (let at = 0; at + 8 <= buf.length;) {
-    const size = buf.readUInt32BE(at + 4);
-    parts.push(buf.subarray(at + 8, at + 8 + size));
-    at += 8 + size;
-  }
-  return Buffer.concat(parts).toString('utf8');
+  return demux(await container.logs({ stdout: true, stderr: true, follow: false }) as unknown as Buffer);
 }
 
 /** one of the two servers of the scripted-model image on the network, answering at hostUrl */
