@@ -20,7 +20,7 @@ import { agentCommand, failedOutcome, MiB, PROXY_START, runContext, superviseRun
 import { prepareWorkspace } from '../agent/workspace.ts';
 import { copyToNodes, type NodeDaemon } from './images.ts';
 import { ensureNetwork } from './resources.ts';
-import { listNodes } from './tasks.ts';
+import { listNodes, listServices, listTasks } from './tasks.ts';
 
 const SECOND = 1_000_000_000;
 /** the run task starts claude once this exists (the workspace is in place) */
@@ -77,12 +77,12 @@ export function agentRunSpecs(spec: AgentRunSpec, p: { image: string; nodeId: st
 /** the ready, active node berth reaches with the fewest running tasks (the manager on a tie) */
 async function placeRun(o: SwarmAgentOptions): Promise<Placement> {
   const [nodes, daemons, tasks, info] = await Promise.all([
-    listNodes(o.manager), o.nodes(), o.manager.listTasks({ filters: { 'desired-state': ['running'] } }) as Promise<Array<Record<string, any>>>,
+    listNodes(o.manager), o.nodes(), listTasks(o.manager, { 'desired-state': ['running'] }),
     o.manager.info() as Promise<{ Swarm?: { NodeID?: string } }>,
   ]);
   const managerId = info.Swarm?.NodeID ?? '';
   const reach = new Map<string, Docker>([...daemons.map((d) => [d.nodeId, d.docker] as const), [managerId, o.manager]]);
-  const load = (id: string) => tasks.filter((t) => t.NodeID === id).length;
+  const load = (id: string) => tasks.filter((t) => t.nodeId === id).length;
   const candidates = nodes.filter((n) => n.state === 'ready' && n.availability === 'active' && reach.has(n.id))
     .sort((a, b) => load(a.id) - load(b.id) || Number(b.id === managerId) - Number(a.id === managerId));
   const chosen = candidates[0];
@@ -96,14 +96,14 @@ async function taskContainer(manager: Docker, service: string, placement: Placem
   let last = 'no task yet';
   for (;;) {
     signal.throwIfAborted();
-    const [task] = await manager.listTasks({ filters: { service: [service] } }) as Array<Record<string, any>>;
-    const state: string = task?.Status?.State ?? 'new';
-    const id: string | undefined = task?.Status?.ContainerStatus?.ContainerID;
-    if (state === 'running' && id) return id;
+    const [task] = await listTasks(manager, service);
+    const state = task?.state ?? 'new';
+    if (state === 'running' && task?.containerId) return task.containerId;
     if (['failed', 'rejected', 'complete', 'shutdown', 'orphaned'].includes(state)) {
-      throw new EngineFailure('deploy', `Swarm could not start ${service} on ${placement.hostname}: ${state}${task?.Status?.Err ? ` (${task.Status.Err})` : ''}`);
+      throw new EngineFailure('deploy', `Swarm could not start ${service} on ${placement.hostname}: ${state}${task?.error ? ` (${task.error})` : ''}`);
     }
-    last = `${state}${task?.Status?.Err ? `: ${task.Status.Err}` : task?.Status?.Message ? `: ${task.Status.Message}` : ''}`;
+    const said = task?.error ?? task?.message;
+    last = `${state}${said ? `: ${said}` : ''}`;
     if (Date.now() > deadline) throw new EngineFailure('deploy', `${service} did not start on ${placement.hostname} within ${timeoutMs / 1000} s (${last})`);
     await sleep(200);
   }
@@ -111,8 +111,8 @@ async function taskContainer(manager: Docker, service: string, placement: Placem
 
 /** removes the run's services, waits for their tasks to leave, then its network and containers */
 export async function removeSwarmRun(manager: Docker, daemons: Docker[], runId: string): Promise<void> {
-  const services = await manager.listServices({ filters: labelFilter({ 'berth.run_id': runId }) }).catch(() => []);
-  await Promise.all(services.map((s) => manager.getService(s.ID!).remove().catch(() => {})));
+  const services = await listServices(manager, { 'berth.run_id': runId }).catch(() => []);
+  await Promise.all(services.map((s) => manager.getService(s.ID).remove().catch(() => {})));
   for (const d of daemons) {
     for (let i = 0; i < 40; i++) {
       const left = await d.listContainers({ all: true, filters: labelFilter({ 'berth.run_id': runId }) }).catch(() => []);

@@ -12,16 +12,16 @@ import { createDockerDriver, imageToRun, NO_INGRESS } from '../docker/driver.ts'
 import { databaseContainer } from '../docker/databases.ts';
 import { ingressWithSettings } from '../docker/ingress-settings.ts';
 import { routeSettingsOf } from '../ingress/settings.ts';
-import { labelFilter, parseRoutes, type OwnerIds } from '../docker/naming.ts';
+import { parseRoutes, type OwnerIds } from '../docker/naming.ts';
 import { readinessOf, routesOf, type IngressLike } from '../docker/rollout.ts';
 import { serviceSettings } from '../settings.ts';
-import type { RegistryAuth, RuntimePlan } from '../plan.ts';
-import { copyToNodes, nodeDaemons, pushToRegistry, type NodeDaemon } from './images.ts';
+import type { RuntimePlan } from '../plan.ts';
+import { copyToNodes, nodeDaemons, pullAuthOf, pushAuthOf, pushToRegistry, type NodeDaemon } from './images.ts';
 import { runSwarmJob } from './jobs.ts';
 import { runSwarmAgent } from './agent-runs.ts';
 import { serviceSpec, swarmServiceName } from './spec.ts';
 import { daemonMessage } from '../docker/stream.ts';
-import { converge, listNodes, listTasks, routeKeeper } from './tasks.ts';
+import { converge, inspectService, listNodes, listServices, listTasks, routeKeeper, type SwarmService } from './tasks.ts';
 import { fileConfigs, removeConfigs } from './configs.ts';
 import { ensureNetwork, pinnedNode, pinVolumes, purgeService, removeNetwork, sweepContainers } from './resources.ts';
 
@@ -58,15 +58,6 @@ function planOf(service: DriverService): RuntimePlan {
   return service.plan;
 }
 
-/** the credentials for SWARM_REGISTRY of a service built from git (the organization's container registry there), or null */
-const pushAuthOf = (plan: RuntimePlan | null | undefined) => (plan?.source?.kind === 'git' ? plan.source.pushAuth ?? null : null);
-
-/** what Swarm's nodes pull a service's image with: its registry's credentials, or SWARM_REGISTRY's for a build */
-function pullAuthOf(plan: RuntimePlan): RegistryAuth | undefined {
-  if (plan.source?.kind === 'image') return plan.source.auth ?? undefined;
-  return pushAuthOf(plan) ?? undefined;
-}
-
 const idsOf = (s: DriverService): OwnerIds => ({ serviceId: s.id, environmentId: s.environmentId, projectId: s.projectId ?? '', organizationId: s.organizationId ?? '' });
 
 export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
@@ -87,14 +78,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
   const everyDaemon = async () => [docker, ...(await nodeClients()).map((n) => n.docker)];
   const managerId = async () => ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID ?? '';
 
-  async function inspect(name: string): Promise<Record<string, any> | null> {
-    try {
-      return await docker.getService(name).inspect() as Record<string, any>;
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode === 404) return null;
-      throw err;
-    }
-  }
+  const inspect = (name: string) => inspectService(docker, name);
 
   async function deployService(service: DriverService, plan: RuntimePlan, image: string, log: LogSink, signal: AbortSignal, force: 'bump' | 'keep' = 'keep') {
     const ids = idsOf(service);
@@ -223,7 +207,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
         const outcome = await driver.runJob!(service, service.deploymentId ?? 'delete', 'delete', (t) => log('RUNTIME', t), signal);
         await log('DEPLOY', `Job on_delete ${outcome.exitCode === 0 ? 'finished with exit code 0' : outcome.reason}`);
       }
-      const owned = await docker.listServices({ filters: labelFilter({ 'berth.service_id': service.id }) }) as Array<Record<string, any>>;
+      const owned = await listServices(docker, { 'berth.service_id': service.id });
       for (const s of owned) {
         await routes.remove(s.Spec?.Labels?.['berth.routes']);
         await docker.getService(s.ID).remove().catch(() => {});
@@ -273,7 +257,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     },
     async applyIngressSettings(service: IngressSettingsTarget): Promise<string[]> {
       if (!options.ingress) return [];
-      const owned = await docker.listServices({ filters: labelFilter({ 'berth.service_id': service.id, 'berth.role': 'replica' }) }) as Array<Record<string, any>>;
+      const owned = await listServices(docker, { 'berth.service_id': service.id, 'berth.role': 'replica' });
       const ids = new Set(owned.flatMap((s) => parseRoutes(s.Spec?.Labels?.['berth.routes']).map((r) => r.id)));
       const { settings, notes } = routeSettingsOf(service.advancedSettings, service.env);
       for (const id of ids) await options.ingress.updateSettings(id, settings);
@@ -283,17 +267,18 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
       return runSwarmAgent({ manager: docker, nodes: nodeClients, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
     },
     async nodes(): Promise<EngineNode[]> {
-      const [nodes, tasks] = await Promise.all([nodesNow(), docker.listTasks({ filters: { 'desired-state': ['running'] } }) as Promise<Array<Record<string, any>>>]);
+      const [nodes, tasks] = await Promise.all([nodesNow(), listTasks(docker, { 'desired-state': ['running'] })]);
       return nodes.map((n) => ({
         id: n.id, hostname: n.hostname, address: n.address, role: n.role, leader: n.leader, state: n.state, availability: n.availability,
-        running_tasks: tasks.filter((t) => t.NodeID === n.id && t.Status?.State === 'running').length,
+        running_tasks: tasks.filter((t) => t.nodeId === n.id && t.state === 'running').length,
       }));
     },
     async syncAll(known): Promise<SwarmServiceHealth[]> {
-      const all = await docker.listServices({ filters: labelFilter({ 'berth.role': 'replica' }) }) as Array<Record<string, any>>;
+      const all = await listServices(docker, { 'berth.role': 'replica' });
+      const serviceIdOf = (s: SwarmService) => s.Spec.Labels?.['berth.service_id'] ?? '';
       // services another berth runs on this Swarm (or mid-deletion here) are left alone: no route, no report
-      const ours = await known(all.map((s) => s.Spec?.Labels?.['berth.service_id']).filter(Boolean));
-      const services = all.filter((s) => ours.has(s.Spec?.Labels?.['berth.service_id']));
+      const ours = await known(all.map(serviceIdOf).filter(Boolean));
+      const services = all.filter((s) => ours.has(serviceIdOf(s)));
       const nodes = new Map((await nodesNow()).map((n) => [n.id, n]));
       const health: SwarmServiceHealth[] = [];
       for (const s of services) {
@@ -306,7 +291,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
         const down = [...new Set(lost.map((t) => nodes.get(t.nodeId)?.hostname ?? t.nodeId))];
         health.push({
           swarmId: s.ID, lost: lost.map((t) => t.id),
-          serviceId: s.Spec?.Labels?.['berth.service_id'], generation: s.Spec?.Labels?.['berth.generation'] ?? null, desired, running: running.length,
+          serviceId: serviceIdOf(s), generation: s.Spec?.Labels?.['berth.generation'] ?? null, desired, running: running.length,
           detail: `${running.length} of ${desired} task(s) running${down.length ? ` (node ${down.join(', ')} is down: ${lost.length} task(s) lost with it)` : ''}`,
         });
       }

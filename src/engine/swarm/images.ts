@@ -7,7 +7,7 @@
 import type Docker from 'dockerode';
 import { jsonLines } from '../docker/stream.ts';
 import { EngineFailure } from '../engine.ts';
-import type { RegistryAuth } from '../plan.ts';
+import type { RegistryAuth, RuntimePlan } from '../plan.ts';
 
 export interface NodeDaemon { nodeId: string; hostname: string; docker: Docker }
 
@@ -21,6 +21,15 @@ export async function nodeDaemons(clients: Docker[]): Promise<NodeDaemon[]> {
     } catch { /* a node that does not answer now gets no copy; the caller says so */ }
   }
   return found;
+}
+
+/** the credentials for SWARM_REGISTRY of a service built from git (the organization's container registry there), or null */
+export const pushAuthOf = (plan: RuntimePlan | null | undefined) => (plan?.source?.kind === 'git' ? plan.source.pushAuth ?? null : null);
+
+/** what Swarm's nodes pull a service's image with: its registry's credentials, or SWARM_REGISTRY's for a build */
+export function pullAuthOf(plan: RuntimePlan): RegistryAuth | undefined {
+  if (plan.source?.kind === 'image') return plan.source.auth ?? undefined;
+  return pushAuthOf(plan) ?? undefined;
 }
 
 /** the reference the image has in the registry */

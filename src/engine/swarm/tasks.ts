@@ -7,7 +7,7 @@ import type Docker from 'dockerode';
 import type { LogSink } from '../engine.ts';
 import { EngineFailure } from '../engine.ts';
 import type { IngressLike } from '../docker/rollout.ts';
-import { parseRoutes } from '../docker/naming.ts';
+import { labelFilter, parseRoutes } from '../docker/naming.ts';
 
 export interface SwarmNode {
   id: string;
@@ -31,7 +31,11 @@ export interface SwarmTask {
   state: string;
   desired: string;
   error: string | null;
+  /** what Swarm says the task is doing (preparing, pulling, …) */
+  message: string | null;
   exitCode: number | null;
+  /** its container on its node, once started */
+  containerId: string | null;
   generation: string | null;
   forceUpdate: number;
   /** target port → published host port (host mode) */
@@ -39,10 +43,59 @@ export interface SwarmTask {
   createdAt: string;
 }
 
+/** the parts of the Engine API's Swarm answers berth reads (dockerode types nodes and tasks as any) */
+interface RawNode {
+  ID: string;
+  Version?: { Index?: number };
+  Spec?: { Role?: 'manager' | 'worker'; Availability?: string; Labels?: Record<string, string> };
+  Description?: { Hostname?: string };
+  Status?: { State?: string; Addr?: string };
+  ManagerStatus?: { Leader?: boolean; Addr?: string };
+}
+interface RawTask {
+  ID: string;
+  NodeID?: string;
+  Slot?: number;
+  DesiredState?: string;
+  CreatedAt?: string;
+  Spec?: { ForceUpdate?: number; ContainerSpec?: { Labels?: Record<string, string> } };
+  Status?: {
+    State?: string; Err?: string; Message?: string;
+    ContainerStatus?: { ContainerID?: string; ExitCode?: number };
+    PortStatus?: { Ports?: Array<{ TargetPort: number; PublishedPort: number }> };
+  };
+}
+
+/** a Swarm service as berth reads it back: its labels, replicas, task template and update state */
+export interface SwarmService {
+  ID: string;
+  Version: { Index: number };
+  Spec: {
+    Labels?: Record<string, string>;
+    Mode?: { Replicated?: { Replicas?: number } };
+    TaskTemplate?: { ForceUpdate?: number; ContainerSpec?: { Labels?: Record<string, string> } } & Record<string, unknown>;
+  } & Record<string, unknown>;
+  UpdateStatus?: { State?: string; Message?: string };
+}
+
+export async function listServices(docker: Docker, labels: Record<string, string>): Promise<SwarmService[]> {
+  return await docker.listServices({ filters: labelFilter(labels) }) as unknown as SwarmService[];
+}
+
+/** the service, or null when Swarm has none of that name */
+export async function inspectService(docker: Docker, name: string): Promise<SwarmService | null> {
+  try {
+    return await docker.getService(name).inspect() as SwarmService;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return null;
+    throw err;
+  }
+}
+
 export async function listNodes(docker: Docker): Promise<SwarmNode[]> {
-  const nodes = await docker.listNodes() as Array<Record<string, any>>;
+  const nodes = await docker.listNodes() as RawNode[];
   return nodes.map((n) => {
-    let address: string = n.Status?.Addr ?? '';
+    let address = n.Status?.Addr ?? '';
     // a manager may report 0.0.0.0; its manager address says where it is
     if (!address || address === '0.0.0.0') address = String(n.ManagerStatus?.Addr ?? '').replace(/:\d+$/, '');
     return {
@@ -53,13 +106,16 @@ export async function listNodes(docker: Docker): Promise<SwarmNode[]> {
   });
 }
 
-export async function listTasks(docker: Docker, serviceName: string): Promise<SwarmTask[]> {
-  const tasks = await docker.listTasks({ filters: { service: [serviceName] } }) as Array<Record<string, any>>;
+/** the tasks of a service (by name or id), or those the filters select */
+export async function listTasks(docker: Docker, serviceOrFilters: string | Record<string, string[]>): Promise<SwarmTask[]> {
+  const filters = typeof serviceOrFilters === 'string' ? { service: [serviceOrFilters] } : serviceOrFilters;
+  const tasks = await docker.listTasks({ filters }) as RawTask[];
   return tasks.map((t) => ({
     id: t.ID, nodeId: t.NodeID ?? '', slot: t.Slot ?? null, state: t.Status?.State ?? 'unknown', desired: t.DesiredState ?? 'unknown',
-    error: t.Status?.Err ?? null, exitCode: t.Status?.ContainerStatus?.ExitCode ?? null,
+    error: t.Status?.Err ?? null, message: t.Status?.Message ?? null, exitCode: t.Status?.ContainerStatus?.ExitCode ?? null,
+    containerId: t.Status?.ContainerStatus?.ContainerID ?? null,
     generation: t.Spec?.ContainerSpec?.Labels?.['berth.generation'] ?? null, forceUpdate: t.Spec?.ForceUpdate ?? 0,
-    ports: new Map(((t.Status?.PortStatus?.Ports ?? []) as Array<{ TargetPort: number; PublishedPort: number }>).map((p) => [p.TargetPort, p.PublishedPort])),
+    ports: new Map((t.Status?.PortStatus?.Ports ?? []).map((p) => [p.TargetPort, p.PublishedPort])),
     createdAt: t.CreatedAt ?? '',
   }));
 }
@@ -115,7 +171,8 @@ const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) =
 export interface ConvergeInput {
   docker: Docker;
   name: string;
-  generation: string;
+  /** the berth.generation label the tasks must carry (null: a service without it, whose tasks carry none either) */
+  generation: string | null;
   forceUpdate: number;
   replicas: number;
   routes: RouteKeeper;
@@ -130,7 +187,7 @@ export async function converge(input: ConvergeInput, log: LogSink, signal: Abort
   const said = new Map<string, string>();
   for (;;) {
     if (signal.aborted) throw new EngineFailure(input.phase, 'The deployment was cancelled');
-    const service = await docker.getService(name).inspect() as Record<string, any>;
+    const service = await docker.getService(name).inspect() as SwarmService;
     const [tasks, nodeList] = await Promise.all([listTasks(docker, name), listNodes(docker)]);
     const nodes = new Map(nodeList.map((n) => [n.id, n]));
     await input.routes.sync(service.Spec?.Labels?.['berth.routes'], tasks, nodes);
@@ -142,7 +199,7 @@ export async function converge(input: ConvergeInput, log: LogSink, signal: Abort
         await log('DEPLOY', `Task ${t.slot ?? ''} on ${nodes.get(t.nodeId)?.hostname ?? 'a node'}: ${line}`.replace('Task  on', 'Task on'));
       }
     }
-    const update = service.UpdateStatus as { State?: string; Message?: string } | undefined;
+    const update = service.UpdateStatus;
     if (update?.State && ['rollback_started', 'rollback_completed', 'rollback_paused', 'paused'].includes(update.State)) {
       const failed = ours.find((t) => t.error);
       throw new EngineFailure(input.phase, `Swarm rolled the update back: ${update.Message ?? update.State}${failed?.error ? `; ${failed.error}` : ''}. The previous version keeps serving`);
