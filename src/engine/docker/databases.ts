@@ -3,6 +3,7 @@
 // named volume), its port and when it is ready. Pure. Offline hosts preload these images
 // (`docker load`/`docker tag`).
 import type { DatabasePlan, ProbePlan } from '../plan.ts';
+import { defaultReadiness } from './health.ts';
 
 export interface DatabaseContainer {
   image: string;
@@ -56,8 +57,6 @@ export function databaseReadiness(db: DatabasePlan): ProbePlan | null {
     : db.type === 'MYSQL' ? ['mysqladmin', 'ping', '--silent', '-h', '127.0.0.1', '-P', port]
     : null;
   if (!command) return null;
-  return {
-    kind: 'exec', port: db.port, path: '/', command, initialDelaySeconds: 0, periodSeconds: 1,
-    timeoutSeconds: 5, successThreshold: 1, failureThreshold: 120,
-  };
+  // the default probe's timing, with room for a first start's init and a slow client
+  return { ...defaultReadiness(db.port)!, kind: 'exec', command, timeoutSeconds: 5, failureThreshold: 120 };
 }

@@ -110,7 +110,12 @@ export function createRegistriesService(deps: { db: Db; organizations: Organizat
 /** a registry's decrypted credentials, read with the caller's handle (works inside a transaction); null when none */
 export async function registryCredentials(db: Queryable, sealer: Sealer, organizationId: string, registryId: string): Promise<Record<string, string> | null> {
   const r = await repo.findRegistry(db, organizationId, registryId);
-  return r?.configSealed ? JSON.parse(sealer.open(r.configSealed)) as Record<string, string> : null;
+  return r ? openConfig(r, sealer) : null;
+}
+
+/** the secret part of a registry's configuration, opened; null when it has none */
+function openConfig(r: repo.RegistryRecord, sealer: Sealer): Record<string, string> | null {
+  return r.configSealed ? JSON.parse(sealer.open(r.configSealed)) as Record<string, string> : null;
 }
 
 /** host[:port] of a registry URL or of an image-reference prefix (`host[:port][/path]`, no scheme) */
@@ -133,5 +138,5 @@ export async function registryAt(db: Queryable, sealer: Sealer, organizationId: 
   const { items } = await repo.listRegistries(db, organizationId, null, 0);
   const found = items.find((r) => wanted !== null && registryAddress(r.url) === wanted);
   if (!found) return null;
-  return { kind: found.kind, url: found.url, credentials: found.configSealed ? JSON.parse(sealer.open(found.configSealed)) as Record<string, string> : null };
+  return { kind: found.kind, url: found.url, credentials: openConfig(found, sealer) };
 }
