@@ -219,11 +219,16 @@ export interface ScriptedModel {
 
 export async function startScriptedModel(docker: Docker, opts: { network: string; alias: string }): Promise<ScriptedModel> {
   const { hostUrl, stop } = await startServer(docker, { ...opts, role: 'scripted-model', script: 'server.mjs', env: [] });
+  return scriptedModelClient(`http://${opts.alias}:${PORT}`, hostUrl, stop);
+}
+
+/** the scripted model's control API (scripts, recorded requests) at hostUrl, wherever the server runs */
+export function scriptedModelClient(baseUrlInNetwork: string, hostUrl: string, stop: () => Promise<void>): ScriptedModel {
   const setScripts = async (scripts: Record<string, Step[]>) => {
     await call(`${hostUrl}/__scripts`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(scripts) });
   };
   return {
-    baseUrlInNetwork: `http://${opts.alias}:${PORT}`,
+    baseUrlInNetwork,
     hostUrl,
     setScripts,
     requests: async () => (await call(`${hostUrl}/__requests`)).json() as Promise<RecordedRequest[]>,
