@@ -3,7 +3,7 @@
 import type { Queryable } from '../../db/db.ts';
 import { STORED_COUNT } from '../../db/page.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
-import { serviceIdKey, type DeploymentAction, type DeploymentRecord } from './deployments.rules.ts';
+import { serviceIdKey, type DeploymentAction, type DeploymentRecord, type SourceBaseline } from './deployments.rules.ts';
 
 export interface DeploymentRow {
   id: string; position: number; organization_id: string; project_id: string; environment_id: string;
@@ -253,4 +253,20 @@ export async function lastDeployedImage(db: Queryable, serviceId: string): Promi
   const rows = await db.query<{ image_tag: string | null }>(
     `select image_tag from deployments where service_id = $1 and status = 'DEPLOYED' order by finished_at desc nulls last limit 1`, [serviceId]);
   return rows[0]?.image_tag ?? null;
+}
+
+/**
+ * What a service runs from git, for the poller's baseline: whether it was ever asked to deploy
+ * (DEPLOY or REDEPLOY), and its newest such deployment that knows its commit or is still under
+ * way (a deployment that names no commit learns it once its build has cloned).
+ */
+export async function sourceBaseline(db: Queryable, serviceId: string): Promise<SourceBaseline> {
+  const rows = await db.query<{ deployed: boolean; git_commit_id: string | null; finished: boolean | null }>(
+    `select exists (select 1 from deployments where service_id = $1 and action in ('DEPLOY', 'REDEPLOY')) as deployed, b.git_commit_id, b.finished
+     from (select 1) as one left join lateral (
+       select git_commit_id, finished from deployments
+       where service_id = $1 and action in ('DEPLOY', 'REDEPLOY') and (git_commit_id is not null or not finished)
+       order by created_at desc, position desc limit 1) as b on true`, [serviceId]);
+  const r = rows[0]!;
+  return { deployed: r.deployed, commit: r.git_commit_id, finished: r.finished };
 }

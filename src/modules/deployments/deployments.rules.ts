@@ -29,6 +29,16 @@ export interface DeploymentRecord {
   [typeKey: string]: unknown;
 }
 
+/** what a service runs from git, for deploy on push's baseline (deployments.repo's sourceBaseline) */
+export interface SourceBaseline {
+  /** ever asked to deploy (DEPLOY or REDEPLOY) */
+  deployed: boolean;
+  /** the commit of the newest such deployment that knows it or is under way (null: not known yet, or none) */
+  commit: string | null;
+  /** whether that deployment has finished; null when there is none */
+  finished: boolean | null;
+}
+
 const TYPE_KEYS: Record<string, string> = {
   APPLICATION: 'application_id', CONTAINER: 'container_id', DATABASE: 'database_id', JOB: 'job_id',
   HELM: 'helm_id', TERRAFORM: 'terraform_id', ARGOCD_APP: 'argocd_app_id', AGENTIC_WORKFLOW: 'agentic_workflow_id',

@@ -14,7 +14,7 @@ import { displayName } from '../access/principal.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './deployments.repo.ts';
 import { runningControllers, settle } from './deployments.lifecycle.ts';
-import { QUEUED_STATE, STABLE_STATES, type DeploymentAction, type DeploymentRecord } from './deployments.rules.ts';
+import { QUEUED_STATE, STABLE_STATES, type DeploymentAction, type DeploymentRecord, type SourceBaseline } from './deployments.rules.ts';
 import { durationSeconds, environmentDeploymentStatus, environmentState, groupStatuses, type LastDeployment, type StatusGroups } from './environment-status.rules.ts';
 
 export { deploymentSettledHooks } from './deployments.lifecycle.ts';
@@ -51,6 +51,8 @@ export interface LogLine { id: string; created_at: string; message: string; kind
 export interface DeploymentsService {
   /** inserts a QUEUED deployment and enqueues its task, in the caller's transaction (no authorization here) */
   request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord>;
+  /** what the service runs from git (its deployments' commits), for deploy on push's baseline */
+  sourceBaseline(db: Queryable, serviceId: string): Promise<SourceBaseline>;
   act(p: Principal, serviceId: string, type: string, label: string, action: DeploymentAction, body?: { git_commit_id?: string | null; image_tag?: string | null }): Promise<DeploymentRecord>;
   actOnEnvironment(p: Principal, environmentId: string, action: DeploymentAction): Promise<EnvironmentActionResult>;
   cancel(p: Principal, deploymentId: string): Promise<DeploymentRecord>;
@@ -131,6 +133,7 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
 
   return {
     request,
+    sourceBaseline: (tx, serviceId) => repo.sourceBaseline(tx, serviceId),
     async environmentStatus(p, environmentId) {
       await scope.environment(p, environmentId, 'read');
       return (await statusOf(environmentId)).status;

@@ -11,7 +11,7 @@ import { insertEvents, resolveTarget } from '../audit/audit.repo.ts';
 import type { TargetType } from '../audit/audit.rules.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import * as repo from './git-push.repo.ts';
-import { commitLogLines, repositoryKey, trackedSource, windowOpen, type PushFacts, type TrackedSource } from './git-push.rules.ts';
+import { commitLogLines, firstSight, repositoryKey, trackedSource, windowOpen, type PushFacts, type TrackedSource } from './git-push.rules.ts';
 
 export interface TrackedService {
   id: string; organizationId: string; environmentId: string; type: string; name: string;
@@ -27,7 +27,8 @@ export interface SeenPush extends PushFacts {
 export type PushOutcome = {
   service_id: string; service_name: string;
   /** deployed: a deployment was queued; waiting: for the deployment window; already_seen: this
-   * commit was seen before; recorded: first sight by the poller (no deployment); skipped: see reason */
+   * commit was seen before; recorded: the poller's first sight of the commit the service runs (no
+   * deployment); skipped: see reason (e.g. the poller and a service never deployed) */
   outcome: 'deployed' | 'waiting' | 'already_seen' | 'recorded' | 'skipped';
   deployment_id: string | null;
   reason: string | null;
@@ -88,7 +89,7 @@ async function deploy(tx: Queryable, deps: HeadDeps, s: TrackedService, p: SeenP
  * A head seen on the branch `services` track (all of the same repository and branch), inside
  * the caller's transaction. A commit already recorded does nothing; a new one queues one
  * deployment per service, or waits for a closed deployment window. The poller's first sight of
- * a service (`deployFirstSight` false) records the head without deploying.
+ * a service (`deployFirstSight` false) compares the head with what the service runs (firstSight).
  */
 export async function headSeen(tx: Queryable, deps: HeadDeps, services: TrackedService[], p: SeenPush,
   opts: { deployFirstSight: boolean; now?: Date }): Promise<PushOutcome[]> {
@@ -101,9 +102,16 @@ export async function headSeen(tx: Queryable, deps: HeadDeps, services: TrackedS
       continue;
     }
     if ((!sameSource || head.last_commit === null) && !opts.deployFirstSight) {
-      await repo.setHead(tx, s.id, s.repositoryKey, s.source.branch, p.commit, null);
-      out.push(outcome(s, 'recorded'));
-      continue;
+      const sight = firstSight(await deps.deployments.sourceBaseline(tx, s.id), p.commit);
+      if (sight.action === 'wait') {
+        out.push(outcome(s, 'skipped', { reason: sight.reason }));
+        continue;
+      }
+      if (sight.action === 'record') {
+        await repo.setHead(tx, s.id, s.repositoryKey, s.source.branch, p.commit, null);
+        out.push(outcome(s, 'recorded'));
+        continue;
+      }
     }
     if (!windowOpen(await repo.environmentWindow(tx, s.environmentId), opts.now ?? new Date())) {
       await repo.setHead(tx, s.id, s.repositoryKey, s.source.branch, p.commit, { commit: p.commit, push: { ...p } });

@@ -1,9 +1,10 @@
 // The pure rules of deploy on push: one key per repository whatever its URL's spelling, what a
-// service tracks, the deployment window, ls-remote output, back-off, and the log's first lines.
+// service tracks, the deployment window, ls-remote output, the poller's first look, back-off,
+// and the log's first lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  backoffSeconds, branchOfRef, commitLogLines, isNullCommit, parseLsRemote, repositoryKey, trackedSource, windowOpen, type WindowRule,
+  backoffSeconds, branchOfRef, commitLogLines, firstSight, isNullCommit, parseLsRemote, repositoryKey, trackedSource, windowOpen, type WindowRule,
 } from './git-push.rules.ts';
 
 test('repository keys: https, ssh, scp-like and git:// spellings of one repository are one key', () => {
@@ -73,4 +74,16 @@ test('the log of a pushed commit starts with its id, who pushed it, its author a
   assert.deepEqual(lines, [`Commit ${'c'.repeat(40)} pushed to main by octocat (GitHub webhook)`, 'Author: Jane Doe <jane@example.com>', '    Fix the checkout', '    Because it broke.']);
   const polled = commitLogLines({ provider: 'git', via: 'poll', branch: 'main', commit: 'd'.repeat(40), pusher: null, author: null, message: null, repositoryUrl: 'git://h/x.git' });
   assert.deepEqual(polled, [`Commit ${'d'.repeat(40)} seen on main by polling git://h/x.git`, 'Author and message follow from the clone']);
+});
+
+test('the poller\'s first look: the baseline is what the service runs, not the head it first sees', () => {
+  const [a, b] = ['a'.repeat(40), 'b'.repeat(40)];
+  assert.deepEqual(firstSight({ deployed: true, commit: a, finished: true }, b), { action: 'deploy' }, 'pushed after the deployment: deployed');
+  assert.deepEqual(firstSight({ deployed: true, commit: a, finished: false }, b), { action: 'deploy' }, 'pushed while it deploys a named commit');
+  assert.deepEqual(firstSight({ deployed: true, commit: a, finished: true }, a.toUpperCase()), { action: 'record' }, 'the head it runs');
+  assert.equal(firstSight({ deployed: false, commit: null, finished: null }, b).action, 'wait', 'never deployed: never by the poller');
+  const resolving = firstSight({ deployed: true, commit: null, finished: false }, b);
+  assert.equal(resolving.action, 'wait', 'a deployment that has not cloned yet may build this head');
+  assert.match((resolving as { reason: string }).reason, /not resolved the commit/);
+  assert.deepEqual(firstSight({ deployed: true, commit: null, finished: null }, b), { action: 'record' }, 'deployments that never learnt a commit: the head is the baseline');
 });

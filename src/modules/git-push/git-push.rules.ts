@@ -1,8 +1,9 @@
 // Pure rules of deploy on push: which repository a URL names (one key for its https, ssh and git
 // spellings), what a service tracks (repository, branch, auto_deploy), the deployment window of
-// an environment's rule, `git ls-remote` output, the poller's back-off, and the lines a pushed
-// commit's deployment log starts with. No I/O.
+// an environment's rule, `git ls-remote` output, the poller's first look and back-off, and the
+// lines a pushed commit's deployment log starts with. No I/O.
 import { WEEKDAYS, type Weekday } from '../deployment-rules/deployment-rules.rules.ts';
+import type { SourceBaseline } from '../deployments/deployments.rules.ts';
 
 /**
  * The repository a git URL names, as `host/path` in lower case without scheme, credentials, port
@@ -105,6 +106,27 @@ export function parseLsRemote(stdout: string, branch: string): string | null {
 /** seconds before the poller tries a failing repository again: the interval doubled per failure, at most an hour */
 export function backoffSeconds(intervalSeconds: number, failures: number): number {
   return Math.min(3600, intervalSeconds * 2 ** Math.min(failures, 16));
+}
+
+export type FirstSight =
+  | { action: 'deploy' }
+  | { action: 'record' }
+  | { action: 'wait'; reason: string };
+
+/**
+ * The poller's first look at a service (no head recorded for its repository and branch): the
+ * baseline is what the service runs, not whatever head the poller happens to see first, so a
+ * commit pushed between a deployment and the first poll round is deployed. A service never
+ * deployed is not deployed by the poller; one whose deployment has not learnt its commit yet
+ * (its build has not cloned) is looked at again next round. A deployment that finished without
+ * a commit (it failed before cloning, or an engine that does not resolve commits) leaves the
+ * head seen now as the baseline.
+ */
+export function firstSight(baseline: SourceBaseline, head: string): FirstSight {
+  if (!baseline.deployed) return { action: 'wait', reason: 'never deployed: the poller deploys new commits of a service once it has been deployed' };
+  if (baseline.commit === null && baseline.finished === false) return { action: 'wait', reason: 'its deployment has not resolved the commit it builds yet' };
+  if (baseline.commit === null || baseline.commit.toLowerCase() === head.toLowerCase()) return { action: 'record' };
+  return { action: 'deploy' };
 }
 
 export interface PushFacts {
