@@ -231,7 +231,7 @@ describe('variables', () => {
     const doomed = await seedEnvironment(t, org);
     const doomedApp = await seedService(t, doomed, 'APPLICATION');
     await t.ctx.db.query('update environments set deleting = true where id = $1', [doomed.id]);
-    assert.equal(expectErrorBody(await t.request('POST', `/environment/${doomed.id}/environmentVariable`, { token: org.token, body: { key: 'LATE', value: '1' } }), 409).message, 'The environment is being deleted');
+    assert.equal(expectErrorBody(await t.request('POST', `/environment/${doomed.id}/environmentVariable`, { token: org.token, body: { key: 'LATE', value: '1' } }), 409).message, 'The environment is being deleted: nothing in it can change');
     expectErrorBody(await t.request('POST', `/application/${doomedApp}/secret`, { token: org.token, body: { key: 'LATE', value: '1' } }), 409);
     assert.equal((await t.request('GET', `/application/${doomedApp}/secret`, { token: org.token })).status, 200);
   });

@@ -7,6 +7,7 @@ import { registerEngineUninstallOnRemoval } from './uninstall-on-removal.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { refuseWhileDeleting } from '../environments/environments.rules.ts';
 import { isoRequired } from '../../lib/text.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
 import type { Principal } from '../access/principal.ts';
@@ -81,7 +82,7 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
     if (!svc) throw notFound('Service');
     const env = await repo.lockEnvironment(tx, svc.environment_id);
     if (!env) throw notFound('Environment');
-    if (env.deleting) throw conflict('The environment is being deleted; no action can be taken on its services');
+    refuseWhileDeleting(env);
     const othersPending = await repo.unfinishedOfService(tx, svc.id, null);
     const id = await repo.insertDeployment(tx, {
       organizationId: svc.organization_id, projectId: svc.project_id, environmentId: svc.environment_id, serviceId: svc.id,
@@ -150,14 +151,14 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
     },
     async act(p, serviceId, type, label, action, body = {}) {
       const s = await scope.service(p, serviceId, 'write', type, label);
-      if (s.deleting) throw conflict('The environment is being deleted; no action can be taken on its services');
+      refuseWhileDeleting(s);
       return db.transaction((tx) => request(tx, {
         serviceId, action, gitCommitId: body.git_commit_id ?? null, imageTag: body.image_tag ?? null, triggeredBy: displayName(p),
       }));
     },
     async actOnEnvironment(p, environmentId, action) {
       const s = await scope.environment(p, environmentId, 'write');
-      if (s.deleting) throw conflict('The environment is being deleted; no action can be taken on it');
+      refuseWhileDeleting(s);
       const records = await db.transaction(async (tx) => {
         const ids = await repo.listEnvironmentServiceIds(tx, environmentId);
         const out: DeploymentRecord[] = [];

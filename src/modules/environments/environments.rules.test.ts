@@ -1,9 +1,11 @@
-// Unit tests of the environment rules: the cluster field, and re-sealing for clones.
+// Unit tests of the environment rules: the cluster field, re-sealing for clones, and the 409 of
+// an environment being deleted.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createSealer } from '../../lib/crypto.ts';
-import { requestedCluster, resealSecrets } from './environments.rules.ts';
+import type { AppError } from '../../lib/errors.ts';
+import { refuseWhileDeleting, requestedCluster, resealSecrets } from './environments.rules.ts';
 
 describe('environment rules', () => {
   test('cluster_id or cluster; both must agree', () => {
@@ -25,4 +27,9 @@ describe('environment rules', () => {
     assert.equal(copy.nested.list[1], 'plain');
     assert.equal(copy.n, 3);
   });
+});
+
+test('an environment being deleted takes no change: one 409 with one message', () => {
+  assert.doesNotThrow(() => refuseWhileDeleting({ deleting: false }));
+  assert.throws(() => refuseWhileDeleting({ deleting: true }), (err: AppError) => err.status === 409 && /being deleted/.test(err.message));
 });

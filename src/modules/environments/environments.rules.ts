@@ -1,7 +1,18 @@
-// Pure rules of environments: which cluster field a request used, and re-sealing a service's
+// Pure rules of environments: which cluster field a request used, re-sealing a service's
 // sealed secrets for a clone (each sealed string opened and sealed again, so a clone never
-// shares ciphertext with its source). No I/O.
+// shares ciphertext with its source), and the one rule that nothing in an environment being
+// deleted changes. No I/O.
+import { conflict } from '../../lib/errors.ts';
 import type { Sealer } from '../../lib/crypto.ts';
+
+/**
+ * An environment being deleted takes no change (409): no new or edited service, variable,
+ * deployment or clone, in it or its services. Every write path asks this one rule, with the
+ * environment's `deleting` as it read it (locked, where the write must not race the deletion).
+ */
+export function refuseWhileDeleting(environment: { readonly deleting: boolean }): void {
+  if (environment.deleting) throw conflict('The environment is being deleted: nothing in it can change');
+}
 
 /** `cluster_id` (the seed's name) or `cluster` (the public clients'): the id and the field it came in */
 export function requestedCluster(body: { cluster_id?: string | undefined; cluster?: string | undefined }): { id: string; field: 'cluster_id' | 'cluster' } | null | 'conflict' {

@@ -8,7 +8,7 @@ import type { AppContext } from '../../context.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
 import * as ruleRepo from '../deployment-rules/deployment-rules.repo.ts';
@@ -17,7 +17,7 @@ import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './environments.repo.ts';
 import { prepareEnvironmentRemoval } from './environments.removal.ts';
-import { requestedCluster, resealSecrets } from './environments.rules.ts';
+import { refuseWhileDeleting, requestedCluster, resealSecrets } from './environments.rules.ts';
 import type { CloneEnvironmentRequest, CreateEnvironmentRequest, EditEnvironmentRequest, Environment } from './environments.schemas.ts';
 
 export { environmentRemovalHooks, type EnvironmentRemovalHook } from './environments.removal.ts';
@@ -68,7 +68,7 @@ export function createEnvironmentsService(deps: {
   async function cloneIn(tx: Queryable, source: Environment, options: { name: string; mode?: string | undefined; expiresAt?: string | null | undefined; clusterId?: string | null | undefined }): Promise<Environment> {
     const locked = await repo.lockEnvironment(tx, source.id);
     if (!locked) throw notFound('Environment');
-    if (locked.deleting) throw conflict('The environment is being deleted');
+    refuseWhileDeleting(locked);
     const id = await repo.insertEnvironment(tx, {
       organizationId: source.organization.id, projectId: source.project.id, clusterId: options.clusterId ?? source.cluster_id,
       name: options.name, mode: options.mode ?? source.mode, autoPreview: source.auto_preview,

@@ -8,7 +8,8 @@ import type { AppContext } from '../../context.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import { badRequest, conflict, notFound } from '../../lib/errors.ts';
+import { badRequest, notFound } from '../../lib/errors.ts';
+import { refuseWhileDeleting } from '../environments/environments.rules.ts';
 import { iso, isoRequired, slugify } from '../../lib/text.ts';
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
@@ -127,7 +128,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
     authorizedRow,
     async create(p, environmentId, h, body, creation) {
       const env = await scope.environment(p, environmentId, 'write');
-      if (env.deleting) throw conflict('The environment is being deleted');
+      refuseWhileDeleting(env);
       const name = checkName(body.name);
       // no transaction: the checks only read (a transaction at READ COMMITTED would not keep a
       // registry or group from being deleted before the insert either) and the insert is one
@@ -156,7 +157,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
     },
     async edit(p, id, h, body) {
       const env = await scope.service(p, id, 'write', h.type, h.label);
-      if (env.deleting) throw conflict('The environment is being deleted');
+      refuseWhileDeleting(env);
       const row = await db.transaction(async (tx) => {
         const current = await repo.findService(tx, id, true);
         if (!current) throw notFound(h.label);

@@ -1,8 +1,9 @@
 // Who owns a variable: a project, an environment or a service, resolved from (scope, id) with
 // the caller authorized (404 for an unknown or mistyped owner, then 403), plus the chain of ids
-// from the project down to it. Writes to an environment being deleted are refused (409).
+// from the project down to it. Writes to an environment being deleted are refused (409, refuseWhileDeleting).
 import type { Db } from '../../db/db.ts';
-import { conflict, notFound } from '../../lib/errors.ts';
+import { notFound } from '../../lib/errors.ts';
+import { refuseWhileDeleting } from '../environments/environments.rules.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Action } from '../access/roles.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
@@ -31,11 +32,11 @@ export function createOwnerResolver(deps: { db: Db; scope: ScopeService; organiz
     }
     if (kind.level === 'environment') {
       const env = await scope.environment(p, id, action);
-      if (action === 'write' && env.deleting) throw conflict('The environment is being deleted');
+      if (action === 'write') refuseWhileDeleting(env);
       return { kind, id, organizationId: env.organizationId, projectId: env.projectId, environmentId: id, serviceId: null, chain: [env.projectId, id] };
     }
     const svc = await scope.service(p, id, action, kind.serviceType ?? undefined, kind.label);
-    if (action === 'write' && svc.deleting) throw conflict('The environment is being deleted');
+    if (action === 'write') refuseWhileDeleting(svc);
     return {
       kind, id, organizationId: svc.organizationId, projectId: svc.projectId, environmentId: svc.environmentId, serviceId: id,
       chain: [svc.projectId, svc.environmentId, id],
