@@ -16,7 +16,6 @@ export interface Caps {
 export function useCaps(orgId: string | undefined): Caps {
   const q = useQuery({
     queryKey: ['caps', orgId],
-    enabled: Boolean(orgId),
     staleTime: 60_000,
     queryFn: () => call(api.GET('/organization/{organizationId}/currentRole', { params: { path: { organizationId: orgId! } } })),
   });

@@ -2,9 +2,10 @@
 // page lives under /ui/… so the API's own paths are never shadowed.
 import { StrictMode, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
-import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
+import { QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, session, whenUnauthorized } from './api.ts';
+import { ConsoleQueryClient } from './queries.ts';
 import { OidcCallback, SignIn } from './pages/SignIn.tsx';
 import { CALLBACK_PATH } from './oidc-config.ts';
 import { Organizations } from './pages/Organizations.tsx';
@@ -19,7 +20,8 @@ import { WorkflowRunPage } from './pages/WorkflowRun.tsx';
 import { WebhookPage } from './pages/Webhook.tsx';
 import './styles.css';
 
-const queryClient = new QueryClient({
+// a query waits for the ids its key holds (queries.ts)
+const queryClient = new ConsoleQueryClient({
   defaultOptions: {
     queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: (n, err) => n < 1 && !(err as { status?: number }).status },
   },

@@ -23,7 +23,7 @@ export interface LiveStatus { service_id: string; state: string; last_deployment
 
 export function useEnvironment(envId: string | undefined) {
   return useQuery({
-    queryKey: ['environment', envId], enabled: Boolean(envId),
+    queryKey: ['environment', envId],
     queryFn: () => call(api.GET('/environment/{environmentId}', { params: { path: { environmentId: envId! } } })),
   });
 }

@@ -7,18 +7,21 @@ import { ResourceForm, type FieldSpec } from '../form.tsx';
 import { CREATE_FIELDS, LABEL, SERVICE_KINDS, WORKFLOW_FIELDS, type ServiceKind } from '../specs.ts';
 import { useGitTokens } from './OrgGit.tsx';
 
-/** fills the select options that come from the organization (registries, LLM providers, git tokens) */
-export function useOrgOptions(orgId: string, fields: FieldSpec[]): FieldSpec[] {
+/**
+ * fills the select options that come from the organization (registries, LLM providers, git tokens);
+ * each list is asked for once the organization is known (queries.ts)
+ */
+export function useOrgOptions(orgId: string | undefined, fields: FieldSpec[]): FieldSpec[] {
   const needsRegistry = fields.some((f) => f.name.endsWith('registry_id'));
   const needsProvider = fields.some((f) => f.name === 'model.llm_provider_id');
   const gitTokens = useGitTokens(orgId, fields.some((f) => f.name.endsWith('git_token_id')));
   const registries = useQuery({
     queryKey: ['registries', orgId], enabled: needsRegistry,
-    queryFn: () => call(api.GET('/organization/{organizationId}/containerRegistry', { params: { path: { organizationId: orgId } } })),
+    queryFn: () => call(api.GET('/organization/{organizationId}/containerRegistry', { params: { path: { organizationId: orgId! } } })),
   });
   const providers = useQuery({
     queryKey: ['llm', orgId], enabled: needsProvider,
-    queryFn: () => call(api.GET('/organization/{organizationId}/llmProvider', { params: { path: { organizationId: orgId } } })),
+    queryFn: () => call(api.GET('/organization/{organizationId}/llmProvider', { params: { path: { organizationId: orgId! } } })),
   });
   return fields.map((f) => {
     if (f.name.endsWith('registry_id')) {

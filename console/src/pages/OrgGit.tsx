@@ -35,8 +35,8 @@ function listTokens(orgId: string) {
 }
 
 /** the tokens, for the git token selects of service forms */
-export function useGitTokens(orgId: string, enabled = true) {
-  return useQuery({ queryKey: ['git-tokens', orgId], enabled: enabled && Boolean(orgId), queryFn: () => listTokens(orgId) });
+export function useGitTokens(orgId: string | undefined, enabled = true) {
+  return useQuery({ queryKey: ['git-tokens', orgId], enabled, queryFn: () => listTokens(orgId!) });
 }
 
 function plural(n: number, one: string): string {

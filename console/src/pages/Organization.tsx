@@ -20,7 +20,7 @@ const TABS = [
 
 export function useOrganization(orgId: string | undefined) {
   return useQuery({
-    queryKey: ['organization', orgId], enabled: Boolean(orgId),
+    queryKey: ['organization', orgId],
     queryFn: () => call(api.GET('/organization/{organizationId}', { params: { path: { organizationId: orgId! } } })),
   });
 }

@@ -12,7 +12,7 @@ type Preview = Paths['/environment/{environmentId}/preview']['get']['responses']
 /** an environment's previews: open ones first (all of them fit one page: the cap is at most 100) */
 function usePreviews(envId: string | null | undefined) {
   return useQuery({
-    queryKey: ['previews', envId], enabled: Boolean(envId), refetchInterval: 15_000,
+    queryKey: ['previews', envId], refetchInterval: 15_000,
     queryFn: () => call(api.GET('/environment/{environmentId}/preview', { params: { path: { environmentId: envId! }, query: { page_size: 100 } } })),
   });
 }
@@ -60,7 +60,7 @@ export function Previews({ envId }: { envId: string }) {
 export function PreviewOf({ env }: { env: { id: string; mode: string; cloned_from_id: string | null; expires_at: string | null } }) {
   const sourceId = env.mode === 'PREVIEW' ? env.cloned_from_id : null;
   const source = useQuery({
-    queryKey: ['environment', sourceId], enabled: Boolean(sourceId),
+    queryKey: ['environment', sourceId],
     queryFn: () => call(api.GET('/environment/{environmentId}', { params: { path: { environmentId: sourceId! } } })),
   });
   const previews = usePreviews(sourceId);

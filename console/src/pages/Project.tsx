@@ -12,7 +12,7 @@ import { useOrganization } from './Organization.tsx';
 
 export function useProject(projectId: string | undefined) {
   return useQuery({
-    queryKey: ['project', projectId], enabled: Boolean(projectId),
+    queryKey: ['project', projectId],
     queryFn: () => call(api.GET('/project/{projectId}', { params: { path: { projectId: projectId! } } })),
   });
 }
@@ -30,7 +30,7 @@ export function ProjectPage(p: PageProps & { projectId: string }) {
     queryFn: () => call(api.GET('/project/{projectId}/environment', { params: { path: { projectId: p.projectId } } })),
   });
   const clusters = useQuery({
-    queryKey: ['clusters', orgId], enabled: Boolean(orgId) && adding,
+    queryKey: ['clusters', orgId], enabled: adding,
     queryFn: () => call(api.GET('/organization/{organizationId}/cluster', { params: { path: { organizationId: orgId! } } })),
   });
   const name = project.data?.name ?? '…';

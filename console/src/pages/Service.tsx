@@ -46,7 +46,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
     if (live) refresh();
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [live?.last_deployment_id, live?.last_deployment_status, live?.state]);
-  const editFields = useOrgOptions(orgId ?? '', EDIT_FIELDS[p.kind]);
+  const editFields = useOrgOptions(orgId, EDIT_FIELDS[p.kind]);
   const latest = history.data?.results[0];
   const act = (verb: string) => async () => {
     setError(null);

@@ -25,7 +25,7 @@ export function WorkflowPage(p: PageProps & { id: string }) {
   const env = useEnvironment(envId);
   const orgId = env.data?.organization.id;
   const caps = useCaps(orgId);
-  const fields = useOrgOptions(orgId ?? '', WORKFLOW_FIELDS);
+  const fields = useOrgOptions(orgId, WORKFLOW_FIELDS);
   const w = wf.data;
   const crumbs = useEnvironmentCrumbs(envId, wf.data?.name ?? '…');
   const name = w?.name ?? '…';
