@@ -6,6 +6,7 @@ import { QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, session, whenUnauthorized } from './api.ts';
 import { ConsoleQueryClient } from './queries.ts';
+import type { PageProps } from './page-props.ts';
 import { OidcCallback, SignIn } from './pages/SignIn.tsx';
 import { CALLBACK_PATH } from './oidc-config.ts';
 import { Organizations } from './pages/Organizations.tsx';
@@ -26,8 +27,6 @@ const queryClient = new ConsoleQueryClient({
     queries: { staleTime: 5_000, refetchOnWindowFocus: false, retry: (n, err) => n < 1 && !(err as { status?: number }).status },
   },
 });
-
-export interface PageProps { signOut: () => void; engine: string | undefined }
 
 function Console() {
   const [signedIn, setSignedIn] = useState(() => session.credential !== null);

@@ -8,7 +8,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { ApiError, json } from '../api.ts';
 import { useCaps } from '../caps.ts';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import {
   changesOf, draftOf, grouped, groupTitle, guessedSpec, isIngressKey, sameValue, shown, specsFromOpenApi,
   type Draft, type SettingSpec, type Settings, type SettingsKind, type SettingValue,

@@ -6,7 +6,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { Link } from 'wouter';
 import { api, call } from '../api.ts';
 import { useLive, type StreamEvent } from '../live.ts';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { KIND_OF_TYPE } from '../specs.ts';
 import { ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { useEnvironmentCrumbs } from './Environment.tsx';

@@ -8,7 +8,7 @@ import { api, call, json } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { DefaultLink } from '../links.tsx';
 import { useLive, type StreamEvent } from '../live.ts';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { KIND_OF_TYPE } from '../specs.ts';
 import { ConfirmButton, Empty, ErrorNote, Frame, Loading, Pager, Status, When } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';

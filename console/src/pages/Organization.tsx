@@ -7,7 +7,7 @@ import { Link } from 'wouter';
 import { api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { ResourceForm } from '../form.tsx';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
 import { Members, Tokens } from './OrgPeople.tsx';
 import { LlmProviders, McpConnectors, Registries, Webhooks } from './OrgIntegrations.tsx';

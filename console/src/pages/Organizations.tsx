@@ -2,7 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, call } from '../api.ts';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
 
 export function Organizations(p: PageProps) {

@@ -5,7 +5,7 @@ import { Link, useLocation } from 'wouter';
 import { api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { ResourceForm } from '../form.tsx';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { ConfirmButton, Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';
 import { useOrganization } from './Organization.tsx';

@@ -9,7 +9,7 @@ import { json, type Page } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { ResourceForm, valuesOf } from '../form.tsx';
 import { LinkList, useLinks } from '../links.tsx';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { EDIT_FIELDS, LABEL, type ServiceKind } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';

@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import { api, call } from '../api.ts';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { ConfirmButton, Empty, ErrorNote, Frame, Loading, Pager, Status, When } from '../ui.tsx';
 import { useOrganization } from './Organization.tsx';
 

@@ -7,7 +7,7 @@ import { useLocation } from 'wouter';
 import { api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
 import { ResourceForm, valuesOf } from '../form.tsx';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { WORKFLOW_FIELDS } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Status, When } from '../ui.tsx';
 import { useEnvironment, useEnvironmentCrumbs } from './Environment.tsx';

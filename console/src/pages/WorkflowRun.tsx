@@ -7,7 +7,7 @@ import { useCallback, useEffect, useRef } from 'react';
 import { Link } from 'wouter';
 import { ApiError, api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
-import type { PageProps } from '../main.tsx';
+import type { PageProps } from '../page-props.ts';
 import { formatCost, formatCount, formatDuration, isActive, prettyJson, transcriptClass, triggerLabel } from '../runs.ts';
 import { ConfirmButton, CopyId, Empty, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { LogLines, useDeploymentLog, type Deployment } from './Deployment.tsx';
