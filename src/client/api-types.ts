@@ -4847,7 +4847,7 @@ export interface components {
             webhook_ip_allowlist?: string[];
             docker_fragment?: string;
             enabled?: boolean;
-            /** @description raw JSON text, default empty (no servers): the agent harness's MCP configuration (Claude Code's --mcp-config), checked on save (400 listing every problem with its JSON path). Shape: {"mcpServers": {NAME: server}}, NAME 1–64 of A-Z a-z 0-9 _ -; a stdio server is {"command": string, "args"?: [string], "env"?: {string: string}, "type"?: "stdio"}, a remote one {"type": "http" | "sse", "url": http(s) URL, "headers"?: {string: string}}. Attached connectors (mcp_servers) are added to it at run time */
+            /** @description raw JSON text, default empty (no servers): the agent harness's MCP configuration (Claude Code's --mcp-config), checked on save (400 listing every problem with its JSON path). Shape: {"mcpServers": {NAME: server}}, NAME 1–64 of A-Z a-z 0-9 _ -; a stdio server is {"command": string, "args"?: [string], "env"?: {string: string}, "type"?: "stdio"}, a remote one {"type": "http" | "sse", "url": http(s) URL, "headers"?: {string: string}}. VS Code's form (.vscode/mcp.json) is accepted too: {"servers": {NAME: server}, "inputs"?: []}, the same servers; its inputs and ${input:…} references are refused (a run is unattended). Kept and returned as written. Attached connectors (mcp_servers) are added to it at run time */
             mcp?: string;
             /** @deprecated */
             mcp_server_ids?: string[];

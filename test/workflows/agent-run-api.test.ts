@@ -3,13 +3,16 @@
 // hand (POST …/run) with its payload, its roles and refusals; the run's transcript paged; per-run
 // cancel; IN_PLACE runs one at a time; the WORKFLOW_RUN_SUCCEEDED event's figures at a real
 // receiver on loopback; and what prepareAgentRun hands the engine (connector headers as
-// environment references, the key, missing credentials and connectors, a copy's context services).
+// environment references, the key, missing credentials and connectors, a copy's context services,
+// VS Code's mcp form rendered as the harness's with the same egress hosts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { agentArgs } from '../../src/engine/agent/container-config.ts';
+import { agentArgs, mcpConfigFile } from '../../src/engine/agent/container-config.ts';
+import { allowedHosts } from '../../src/engine/agent/egress.ts';
+import type { AgentRunSpec } from '../../src/engine/agent/spec.ts';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { prepareAgentRun, type AgentRunDeps, type PreparedRun } from '../../src/modules/workflows/agent-run.ts';
 import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
@@ -319,6 +322,33 @@ describe('agent runs through the API (simulated engine)', () => {
     assert.match(spec.prompt, /"issue": 42/);
     assert.match(spec.prompt, /started by hand by token /);
     assert.deepEqual(spec.hostAllowlist, ['pypi.org']);
+  });
+
+  test('prepareAgentRun: VS Code\'s {"servers": …} form hands the harness the same mcp.json, and its remote hosts join the egress allowlist the same way', async () => {
+    const servers = {
+      docs: { type: 'http', url: 'https://Docs.Example.com/mcp', headers: { 'X-Team': 'platform' } },
+      events: { type: 'sse', url: 'http://mcp-events:9000/sse' },
+      fs: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/workspace'] },
+    };
+    const governance = { host_allowlist: ['pypi.org'], platform_access: 'NONE' };
+    const vscode = await create({ mcp: JSON.stringify({ servers, inputs: [] }, null, '\t'), governance });
+    const harness = await create({ mcp: JSON.stringify({ mcpServers: servers }), governance });
+    const specs: AgentRunSpec[] = [];
+    for (const w of [vscode, harness]) {
+      const run = (await start(w.id)).body;
+      specs.push(specOf(await prepareAgentRun(deps(), run.deployment_id, w.id)));
+      await finished(w.id, run.id);
+    }
+    const [fromVscode, fromHarness] = specs as [AgentRunSpec, AgentRunSpec];
+    assert.deepEqual(fromVscode.mcpServers, fromHarness.mcpServers);
+    assert.equal(mcpConfigFile(fromVscode), mcpConfigFile(fromHarness));
+    assert.deepEqual(JSON.parse(mcpConfigFile(fromVscode)!), { mcpServers: {
+      docs: { type: 'http', url: 'https://Docs.Example.com/mcp', headers: { 'X-Team': 'platform' } },
+      events: { type: 'sse', url: 'http://mcp-events:9000/sse', headers: {} },
+      fs: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/workspace'], env: {} },
+    } });
+    assert.deepEqual(allowedHosts(fromVscode), ['api.anthropic.com', 'docs.example.com', 'mcp-events', 'pypi.org']);
+    assert.deepEqual(allowedHosts(fromVscode), allowedHosts(fromHarness));
   });
 
   test('prepareAgentRun: requireCredential and no credential → a problem; the simulated engine runs it anyway', async () => {

@@ -1,6 +1,7 @@
 // A workflow's model.settings and raw mcp through the API (issue 26): checked on create and edit
 // (400 validation_error listing every problem, nothing stored), a valid configuration kept to the
-// letter, the members named in the OpenAPI document; LLM providers' optional base_url.
+// letter (VS Code's {"servers": …} form too, decision 0344), the members named in the OpenAPI
+// document; LLM providers' optional base_url.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -65,7 +66,48 @@ describe('workflow model settings and mcp configuration', () => {
       'mcp.mcpServers.web.url must be an http or https URL; got the scheme "ws"',
       'mcp.mcpServers.legacy.type must be "http" or "sse" for a server with a url (a server without type is a stdio one and needs command)',
     ]);
-    assert.match(invalid(await create({ mcp: '{"servers": []}' }))[0]!.message, /^mcp\.servers is not a known member/);
+    assert.match(invalid(await create({ mcp: '{"mcp_servers": {}}' }))[0]!.message, /^mcp\.mcp_servers is not a known member/);
+    assert.deepEqual(invalid(await create({ mcp: '{"servers": []}' })), [{ field: 'mcp', message: 'mcp.servers must be an object of servers by name; got []' }]);
+  });
+
+  test('VS Code\'s form ({"servers": …}, .vscode/mcp.json): 201, the text kept byte for byte in every answer; its checks are the other form\'s', async () => {
+    // as a file from VS Code: tabs, its own member order, an empty inputs list, a JSON escape, non-ASCII text
+    const mcp = '{\n\t"servers": {\n\t\t"docs": {"type": "http", "url": "https://docs.example.com/mcp", "headers": {"X-Team": "plateforme-\\u00e9"}},\n'
+      + '\t\t"events": {"url": "http://10.0.0.2:9000/sse", "type": "sse"},\n\t\t"fs": {"command": "/usr/bin/mcp-fs", "args": ["--root", "/workspace"], "env": {"NOTE": "café ☕"}}\n\t},\n\t"inputs": []\n}\n';
+    const w = await create({ mcp });
+    assert.equal(w.status, 201, w.raw);
+    assert.equal(w.body.mcp, mcp);
+    assert.equal((await t.request('GET', `/agenticWorkflow/${w.body.id}`, { token: org.token })).body.mcp, mcp);
+    const listed = await t.request('GET', `/environment/${env.id}/agenticWorkflow`, { token: org.token });
+    assert.equal(listed.body.results.find((x: { id: string }) => x.id === w.body.id).mcp, mcp);
+    const kept = await t.request('PUT', `/agenticWorkflow/${w.body.id}`, { token: org.token, body: { name: w.body.name, description: 'edited' } });
+    assert.equal(kept.status, 200, kept.raw);
+    assert.equal(kept.body.mcp, mcp);
+    const sent = mcp.replace('"inputs": []', '"inputs":[ ]');
+    const edited = await t.request('PUT', `/agenticWorkflow/${w.body.id}`, { token: org.token, body: { name: w.body.name, mcp: sent } });
+    assert.equal(edited.status, 200, edited.raw);
+    assert.equal(edited.body.mcp, sent);
+    assert.equal((await t.request('GET', `/agenticWorkflow/${w.body.id}`, { token: org.token })).body.mcp, sent);
+    // the same problems as in the harness's form, at the servers path, as a validation_error on mcp
+    assert.deepEqual(invalid(await create({ mcp: JSON.stringify({ servers: { web: { type: 'sse', url: 'ws://x' }, fs: { command: '' } } }) })), [
+      { field: 'mcp', message: 'mcp.servers.web.url must be an http or https URL; got the scheme "ws"' },
+      { field: 'mcp', message: 'mcp.servers.fs.command must be a non-empty string; got ""' },
+    ]);
+  });
+
+  test('VS Code\'s inputs, an ${input:…} reference, both forms at once: 400 naming the member and why, nothing stored', async () => {
+    const before = await workflowCount();
+    const errors = invalid(await create({ mcp: JSON.stringify({
+      servers: { gh: { type: 'http', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${input:github-token}' } } },
+      inputs: [{ type: 'promptString', id: 'github-token', description: 'GitHub token', password: true }],
+    }) }));
+    assert.deepEqual(errors.map((p) => p.field), ['mcp', 'mcp']);
+    assert.match(errors[0]!.message, /^mcp\.inputs is not supported: VS Code asks for these values when a server starts, and a berth run is unattended/);
+    assert.match(errors[1]!.message, /^mcp\.servers\.gh\.headers\.Authorization refers to \$\{input:github-token\}, a value VS Code asks for/);
+    assert.match(errors[1]!.message, /attach an MCP connector \(mcp_servers\)/);
+    const both = invalid(await create({ mcp: '{"mcpServers": {}, "servers": {}}' }));
+    assert.deepEqual(both, [{ field: 'mcp', message: 'mcp must have either mcpServers (Claude Code\'s form) or servers (VS Code\'s form), not both: keep one of them, with all the servers' }]);
+    assert.equal(await workflowCount(), before);
   });
 
   test('a valid configuration round-trips to the letter; empty text is allowed', async () => {

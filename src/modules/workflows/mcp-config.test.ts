@@ -1,5 +1,6 @@
 // Unit tests of a workflow's raw `mcp` text against the harness's mcpServers shape: the servers
-// with their defaults filled in, and every kind of problem, each with its JSON path.
+// with their defaults filled in, and every kind of problem, each with its JSON path; VS Code's
+// {"servers": …} form normalised to the same servers through the same checks (decision 0344).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMcpConfig, type McpEntry } from './mcp-config.ts';
@@ -46,13 +47,12 @@ test('a server named __proto__ is an own member, not a prototype', () => {
 
 test('the text: not JSON, not an object, unknown or missing members', () => {
   assert.match(problems('{"mcpServers": ')[0]!, /^\$ must be JSON text \(or empty\): /);
-  assert.match(problems([1])[0]!, /^\$ must be a JSON object \{"mcpServers": \{…\}\}; got \[1\]/);
-  assert.deepEqual(problems({}), ['$.mcpServers is required (an object of servers by name; {"mcpServers": {}} for none)']);
-  assert.deepEqual(problems({ servers: [] }), [
-    '$.servers is not a known member; the only member is mcpServers',
-    '$.mcpServers is required (an object of servers by name; {"mcpServers": {}} for none)',
-  ]);
+  assert.match(problems([1])[0]!, /^\$ must be a JSON object \{"mcpServers": \{…\}\} \(or VS Code's \{"servers": \{…\}\}\); got \[1\]/);
+  const required = '$.mcpServers is required (an object of servers by name; {"mcpServers": {}} for none); VS Code\'s {"servers": {…}} is accepted too';
+  assert.deepEqual(problems({}), [required]);
+  assert.deepEqual(problems({ mcp_servers: {} }), ['$.mcp_servers is not a known member; the only member is mcpServers', required]);
   assert.deepEqual(problems({ mcpServers: [] }), ['$.mcpServers must be an object of servers by name; got []']);
+  assert.deepEqual(problems({ servers: [] }), ['$.servers must be an object of servers by name; got []']);
 });
 
 test('server names: 1 to 64 of A-Z a-z 0-9 _ -', () => {
@@ -123,4 +123,91 @@ test('${…} references are refused: the run environment holds the model credent
   assert.equal(r.ok, false);
   assert.match((r as { problems: string[] }).problems.join('\n'), /must not contain \$\{…\} references/);
   assert.equal(parseMcpConfig(JSON.stringify({ mcpServers: { ok: { command: 'node', args: ['$HOME/x.js'] } } })).ok, true);
+});
+
+test('${…} references are found in the parsed document: a JSON escape does not hide one', () => {
+  // "\u0024{…}" is "${…}" once parsed, and the harness would expand it in the configuration berth writes
+  const text = String.raw`{"mcpServers": {"x": {"type": "http", "url": "https://x.example/mcp", "headers": {"K": "\u0024{ANTHROPIC_API_KEY}"}}}}`;
+  assert.ok(!text.includes('${'));
+  assert.deepEqual(problems(text), [
+    '$.mcpServers.x.headers.K must not contain ${…} references: the harness would expand them from the run\'s environment, where berth keeps the model\'s credential',
+  ]);
+  assert.match(problems({ mcpServers: { x: { command: 'node', env: { '${HOME}': 'x' } } } })[0]!, /^\$\.mcpServers\.x\.env\["\$\{HOME\}"\] must not contain/);
+  assert.match(problems({ servers: { x: { command: 'node', args: ['${workspaceFolder}/server.js'] } } })[0]!, /^\$\.servers\.x\.args\[0\] must not contain \$\{…\} references/);
+});
+
+// VS Code's .vscode/mcp.json (GitHub Copilot): {"servers": …, "inputs"?: […]}, the same entries
+const VSCODE = {
+  servers: {
+    everything: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] },
+    fs: { command: '/usr/bin/mcp-fs', env: { ROOT: '/workspace' } },
+    docs: { type: 'http', url: 'https://docs.example.com/mcp', headers: { 'X-Team': 'platform' } },
+    events: { type: 'sse', url: 'http://10.0.0.2:9000/sse' },
+  },
+};
+const HARNESS = { mcpServers: VSCODE.servers };
+
+test('VS Code\'s form: the same servers as the harness\'s form, stdio, http and sse', () => {
+  const harness = servers(JSON.stringify(HARNESS));
+  assert.deepEqual(servers(JSON.stringify(VSCODE)), harness);
+  assert.deepEqual(harness, {
+    everything: { type: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], env: {} },
+    fs: { type: 'stdio', command: '/usr/bin/mcp-fs', args: [], env: { ROOT: '/workspace' } },
+    docs: { type: 'http', url: 'https://docs.example.com/mcp', headers: { 'X-Team': 'platform' } },
+    events: { type: 'sse', url: 'http://10.0.0.2:9000/sse', headers: {} },
+  });
+  // what VS Code writes for a new file, pretty-printed, with an empty inputs list; no servers at all
+  assert.deepEqual(servers(JSON.stringify({ ...VSCODE, inputs: [] }, null, '\t')), harness);
+  assert.deepEqual(servers('{"servers": {}}'), {});
+  assert.deepEqual(servers('{"servers": {}, "inputs": []}'), {});
+});
+
+test('VS Code\'s form: every check of an entry, at the servers path', () => {
+  const vs = (entry: unknown) => problems({ servers: { s: entry } });
+  // each problem is the harness form's, with $.servers in place of $.mcpServers
+  for (const entry of [
+    'npx', { type: 'websocket', url: 'wss://x' }, { url: 'https://x.example/mcp' }, { args: ['a'] }, { command: ' ' },
+    { command: 'x', args: ['ok', 1] }, { command: 'x', env: { PORT: 8080, 'A=B': 'x' } }, { command: 'x', url: 'https://x' },
+    { type: 'http' }, { type: 'http', url: 'ws://mcp.example.com' }, { type: 'http', url: 'https://x', headers: { 'Bad Name': 'v', 'X-Split': 'a\r\nb' } },
+    { type: 'sse', url: 'https://x', command: 'npx' },
+  ]) {
+    assert.deepEqual(vs(entry), one(entry).map((p) => p.replace('$.mcpServers.', '$.servers.')), JSON.stringify(entry));
+  }
+  assert.deepEqual(problems({ servers: { 'my server': { command: 'x' } } }), ['$.servers["my server"] is not a valid server name: 1 to 64 letters, digits, "_" or "-"']);
+  assert.deepEqual(problems({ servers: {}, extra: 1 }), ['$.extra is not a known member; the members of VS Code\'s form are servers and inputs']);
+});
+
+test('VS Code\'s stdio members the harness has not (envFile, cwd): refused, saying what to do instead', () => {
+  assert.deepEqual(problems({ servers: { s: { type: 'stdio', command: 'node', envFile: '${workspaceFolder}/.env', cwd: '/srv/mcp' } } }), [
+    '$.servers.s.envFile is not supported: it names a file on the machine the configuration was written on, which a run does not have; put the variables in env',
+    '$.servers.s.cwd is not supported: the harness starts stdio servers in the run\'s working directory (/workspace); use absolute paths in command and args',
+    '$.servers.s.envFile must not contain ${…} references: the harness would expand them from the run\'s environment, where berth keeps the model\'s credential',
+  ]);
+  // a remote server has neither: the usual unknown-member problem
+  assert.match(problems({ servers: { s: { type: 'http', url: 'https://x', cwd: '/' } } })[0]!, /^\$\.servers\.s\.cwd is not a known member of an http server/);
+});
+
+test('VS Code\'s inputs are refused: a run is unattended; an empty list is not an input', () => {
+  const p = problems({
+    servers: { gh: { type: 'http', url: 'https://api.githubcopilot.com/mcp/', headers: { Authorization: 'Bearer ${input:github-token}' } } },
+    inputs: [{ type: 'promptString', id: 'github-token', description: 'GitHub token', password: true }],
+  });
+  assert.equal(p.length, 2, p.join('\n'));
+  assert.match(p[0]!, /^\$\.inputs is not supported: VS Code asks for these values when a server starts, and a berth run is unattended, with nobody to ask\. /);
+  assert.match(p[1]!, /^\$\.servers\.gh\.headers\.Authorization refers to \$\{input:github-token\}, a value VS Code asks for when the server starts: a berth run is unattended/);
+  // both say what to do instead
+  for (const m of p) assert.match(m, /attach an MCP connector \(mcp_servers\), whose header values berth keeps sealed/);
+  assert.match(problems({ servers: {}, inputs: {} })[0]!, /^\$\.inputs is not supported/);
+  // a reference without the inputs list, in an env value or an argument; in the harness's form too
+  assert.match(problems({ servers: { s: { command: 'npx', env: { TOKEN: '${input:token}' } } } })[0]!, /^\$\.servers\.s\.env\.TOKEN refers to \$\{input:token\}/);
+  assert.match(problems({ mcpServers: { s: { command: 'npx', args: ['--key=${input:k}'] } } })[0]!, /^\$\.mcpServers\.s\.args\[0\] refers to \$\{input:k\}/);
+  // inputs belong to VS Code's form: beside mcpServers it is an unknown member
+  assert.deepEqual(problems({ mcpServers: {}, inputs: [] }), ['$.inputs is not a known member; the only member is mcpServers']);
+});
+
+test('both mcpServers and servers: refused, whatever they hold', () => {
+  assert.deepEqual(problems({ mcpServers: { a: { command: 'x' } }, servers: { b: { command: 'y' } } }), [
+    '$ must have either mcpServers (Claude Code\'s form) or servers (VS Code\'s form), not both: keep one of them, with all the servers',
+  ]);
+  assert.deepEqual(problems({ servers: {}, mcpServers: {}, inputs: [] }).length, 1);
 });

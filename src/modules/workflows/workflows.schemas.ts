@@ -22,7 +22,9 @@ const SETTINGS_DESCRIPTION = 'JSON text, default empty (every member at its defa
 const MCP_DESCRIPTION = 'raw JSON text, default empty (no servers): the agent harness\'s MCP configuration (Claude Code\'s --mcp-config), '
   + 'checked on save (400 listing every problem with its JSON path). Shape: {"mcpServers": {NAME: server}}, NAME 1–64 of A-Z a-z 0-9 _ -; '
   + 'a stdio server is {"command": string, "args"?: [string], "env"?: {string: string}, "type"?: "stdio"}, a remote one '
-  + '{"type": "http" | "sse", "url": http(s) URL, "headers"?: {string: string}}. Attached connectors (mcp_servers) are added to it at run time';
+  + '{"type": "http" | "sse", "url": http(s) URL, "headers"?: {string: string}}. VS Code\'s form (.vscode/mcp.json) is accepted too: '
+  + '{"servers": {NAME: server}, "inputs"?: []}, the same servers; its inputs and ${input:…} references are refused (a run is unattended). '
+  + 'Kept and returned as written. Attached connectors (mcp_servers) are added to it at run time';
 
 const ModelType = Type.Union(MODEL_TYPES.map((v) => Type.Literal(v)));
 const ExecutionMode = Type.Union(EXECUTION_MODES.map((v) => Type.Literal(v)), { description: 'IN_PLACE (default) or CLONE_ENVIRONMENT' });
