@@ -20,6 +20,7 @@ import { installIgnoredFieldsHeader } from './ignored-fields.ts';
 import { installLocationHeaders } from './location.ts';
 import { installAuditLog } from '../modules/audit/audit.hook.ts';
 import { installMetrics } from './metrics.ts';
+import { installOversizedBodyHandling } from './oversized-bodies.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { registerDocs } from './docs.ts';
 import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
@@ -85,6 +86,9 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     rewriteUrl: (req) => stripApiPrefix(req.url ?? '/'),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.addHook('onResponse', logRequest);
+  // Expect: 100-continue answered by the route's body limit, and a body still arriving after the
+  // answer read (bounded) before the connection closes, so clients read their 413 (decision 0409)
+  installOversizedBodyHandling(app);
 
   // JSON only: a text/plain body would otherwise reach validation as a string
   app.removeContentTypeParser('text/plain');
