@@ -1,5 +1,6 @@
 // What the client prints: tables (cli-table3), colours (picocolors, off when not a terminal or
-// with NO_COLOR), JSON for --json, states coloured by meaning, relative times.
+// with NO_COLOR), JSON for --json, states coloured by meaning, relative times, service types, and
+// words of the command lines given as hints.
 import Table from 'cli-table3';
 import pc from 'picocolors';
 
@@ -34,6 +35,12 @@ export function state(s: string | null | undefined): string {
   if (BUSY.test(s)) return pc.yellow(s);
   return s;
 }
+
+/** a service type as tables show it (AGENTIC_WORKFLOW → agentic workflow) */
+export const typeName = (type: string) => type.toLowerCase().replace(/_/g, ' ');
+
+/** a word of a command line, quoted for a POSIX shell when it needs to be */
+export const shellWord = (v: string) => (/^[\w.:@/-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
 
 export function ago(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return pc.dim('never');

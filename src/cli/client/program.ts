@@ -77,7 +77,7 @@ export function buildProgram(): Command {
     .addHelpText('after', examples(['berth context set --project shop --environment production', 'berth context set --server staging']))
     .action(run(async () => (await import('./commands/context.ts')).setContext));
 
-  withTarget(program.command('status').description("the environment's services: state, version and last deployment")).addOption(json)
+  withTarget(program.command('status').description("the environment's services (state, version, last deployment) and agentic workflows (last run)")).addOption(json)
     .addHelpText('after', examples(['berth status', 'berth status --environment staging --json']))
     .action(run(async () => (await import('./commands/services.ts')).status));
 

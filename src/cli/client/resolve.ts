@@ -3,15 +3,24 @@
 // a workflow run's id (or the start of one) into the run.
 import { ok, type Api, type paths } from './api.ts';
 import { CliError, EXIT } from './exit-codes.ts';
+import { shellWord } from './output.ts';
 import type { Context, Named } from './store.ts';
 
 export interface ServiceRef { id: string; name: string; type: string; state: string }
 
-/** the family path segment of a service type (APPLICATION → application) */
-export function segment(type: string): 'application' | 'container' | 'database' | 'job' {
-  const s = type.toLowerCase();
+/** the type of an agentic workflow among the environment's services (its commands: run, runs, cancel) */
+export const WORKFLOW = 'AGENTIC_WORKFLOW';
+
+/**
+ * The family path segment of a service (APPLICATION → application), for the commands that act on
+ * one service; a workflow named there is pointed to the commands that take workflows.
+ */
+export function segment(svc: Pick<ServiceRef, 'name' | 'type'>): 'application' | 'container' | 'database' | 'job' {
+  const s = svc.type.toLowerCase();
   if (s === 'application' || s === 'container' || s === 'database' || s === 'job') return s;
-  throw new CliError(`services of type ${type} are not handled by this command`, EXIT.USAGE);
+  const name = shellWord(svc.name);
+  if (svc.type === WORKFLOW) throw new CliError(`${svc.name} is an agentic workflow: start a run with berth run ${name}, list its runs with berth runs ${name}`, EXIT.USAGE);
+  throw new CliError(`${svc.name}: services of type ${svc.type} are not handled by this command`, EXIT.USAGE);
 }
 
 function pick<T extends { id: string; name: string }>(items: T[], ref: string, what: string, where: string): T {
@@ -43,9 +52,12 @@ export async function environment(api: Api, proj: Named, ref: string): Promise<N
   return named(pick(list.results, ref, 'environment', `in project ${proj.name}`));
 }
 
+/** what the commands keep of an item of the environment's services */
+export const serviceRef = (s: { id: string; name: string; service_type: string; state: string }): ServiceRef => ({ id: s.id, name: s.name, type: s.service_type, state: s.state });
+
 export async function services(api: Api, env: Named): Promise<ServiceRef[]> {
   const list = await ok(api.GET('/environment/{environmentId}/services', { params: { path: { environmentId: env.id } } }));
-  return list.results.map((s) => ({ id: s.id, name: s.name, type: s.service_type, state: s.state }));
+  return list.results.map(serviceRef);
 }
 
 export async function service(api: Api, env: Named, ref: string): Promise<ServiceRef> {

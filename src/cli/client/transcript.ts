@@ -1,10 +1,11 @@
 // How an agentic workflow run reads in a terminal: its log lines as a transcript (the image build
 // and setup, then the agent's own lines — assistant text, tool calls, tool results, egress
 // refusals — with their prefix coloured by meaning and long text indented under itself), the
-// run's outcome (status, result or failure message) and its one-line summary (turns, tokens,
-// cost, duration). Pure formatting: no I/O.
+// run's outcome (status, result or failure message), its one-line summary (turns, tokens,
+// cost, duration), and its cells in the tables of runs (berth runs, berth status). Pure
+// formatting: no I/O.
 import type { Run } from './resolve.ts';
-import { color, type LogLine } from './output.ts';
+import { ago, color, type LogLine } from './output.ts';
 
 export const ENDED = new Set(['SUCCEEDED', 'FAILED', 'CANCELED']);
 
@@ -104,4 +105,10 @@ export function firstLine(r: Run, width = 60): string {
   const text = (r.status === 'SUCCEEDED' ? r.result ?? r.message : r.message ?? r.result) ?? '';
   const line = text.trim().split('\n')[0] ?? '';
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+/** a run in a table (`berth runs`, a workflow's last run in `berth status`): status, trigger, when it started, its result's first line */
+export function runCells(r: Run): { status: string; trigger: string; started: string; result: string } {
+  const line = firstLine(r);
+  return { status: runState(r.status), trigger: r.trigger.toLowerCase(), started: ago(r.created_at), result: r.status === 'SUCCEEDED' ? line : color.dim(line) };
 }

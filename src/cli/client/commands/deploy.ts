@@ -23,7 +23,7 @@ export async function act(action: ActionName, ref: string, opts: TargetOptions &
   const s = openSession(opts);
   const t = await resolve.target(s.api, s.server.context, opts, 'environment');
   const svc = await resolve.service(s.api, t.environment, ref);
-  const seg = resolve.segment(svc.type);
+  const seg = resolve.segment(svc);
   if (action === 'restart' && seg === 'job') throw new CliError('jobs cannot be restarted: use berth redeploy', EXIT.USAGE);
   const body: Record<string, string> = {};
   if (action === 'deploy' && opts.commit) body.git_commit_id = opts.commit;

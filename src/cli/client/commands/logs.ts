@@ -14,7 +14,7 @@ export async function logs(ref: string, opts: TargetOptions & { follow?: boolean
   const s = openSession(opts);
   const t = await resolve.target(s.api, s.server.context, opts, 'environment');
   const svc = await resolve.service(s.api, t.environment, ref);
-  const seg = resolve.segment(svc.type);
+  const seg = resolve.segment(svc);
   // --json: one JSON object per line (the API's LogLine), so it can be piped
   const print = (l: LogLine) => process.stdout.write((opts.json ? JSON.stringify(l) : logLine(l)) + '\n');
   if (!opts.follow) {

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { ok } from '../api.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
-import { color, printJson, type LogLine } from '../output.ts';
+import { color, printJson, shellWord, type LogLine } from '../output.ts';
 import * as resolve from '../resolve.ts';
 import { openSession, type Session } from '../session.ts';
 import type { Named } from '../store.ts';
@@ -18,9 +18,8 @@ export interface RunOptions extends TargetOptions { payload?: string; payloadFil
 
 /** the command line that reaches the same workflow again (the -o/-p/-e/--server given), for hints */
 export function again(args: string[], opts: TargetOptions): string {
-  const q = (v: string) => (/^[\w.:@/-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
   const flags: Array<[string, string | undefined]> = [['-o', opts.organization], ['-p', opts.project], ['-e', opts.environment], ['--server', opts.server]];
-  return ['berth', ...args.map(q), ...flags.filter(([, v]) => v).map(([f, v]) => `${f} ${q(v!)}`)].join(' ');
+  return ['berth', ...args.map(shellWord), ...flags.filter(([, v]) => v).map(([f, v]) => `${f} ${shellWord(v!)}`)].join(' ');
 }
 
 async function readStdin(): Promise<string> {

@@ -8,7 +8,7 @@ import { ago, color, printJson, printTable } from '../output.ts';
 import * as resolve from '../resolve.ts';
 import { openSession, type Session } from '../session.ts';
 import type { Named } from '../store.ts';
-import { cost, duration, ENDED, firstLine, outcome, runDuration, runState, shortId, transcriptLine } from '../transcript.ts';
+import { cost, duration, ENDED, outcome, runCells, runDuration, runState, shortId, transcriptLine } from '../transcript.ts';
 import { again, exitForRun, runLog, watchRun } from './run.ts';
 import type { TargetOptions } from './services.ts';
 
@@ -27,11 +27,11 @@ export async function runs(ref: string, runRef: string | undefined, opts: RunsOp
 
   const page = await ok(s.api.GET('/agenticWorkflow/{agenticWorkflowId}/run', { params: { path: { agenticWorkflowId: wf.id }, query: { page_size: count } } }));
   if (opts.json) return printJson(page.results);
-  printTable(['RUN', 'STATUS', 'TRIGGER', 'STARTED', 'DURATION', 'COST', 'RESULT'], page.results.map((r) => [
-    shortId(r.id), runState(r.status), r.trigger.toLowerCase(), ago(r.created_at),
-    ENDED.has(r.status) ? duration(runDuration(r)) : color.dim(`${duration(runDuration(r))} so far`), cost(r.cost_usd),
-    r.status === 'SUCCEEDED' ? firstLine(r) : color.dim(firstLine(r)),
-  ]));
+  printTable(['RUN', 'STATUS', 'TRIGGER', 'STARTED', 'DURATION', 'COST', 'RESULT'], page.results.map((r) => {
+    const c = runCells(r);
+    return [shortId(r.id), c.status, c.trigger, c.started,
+      ENDED.has(r.status) ? duration(runDuration(r)) : color.dim(`${duration(runDuration(r))} so far`), cost(r.cost_usd), c.result];
+  }));
   const total = page.pagination.total_count;
   if (total > page.results.length) process.stderr.write(color.dim(`${page.results.length} newest of ${total} runs (-n 100 for more)\n`));
   if (page.results.length > 0) process.stderr.write(color.dim(`one run's transcript: ${again(['runs', wf.name, shortId(page.results[0]!.id)], opts)}\n`));

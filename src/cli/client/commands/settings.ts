@@ -16,7 +16,7 @@ export async function settings(ref: string, opts: TargetOptions): Promise<void> 
   const s = openSession(opts);
   const t = await resolve.target(s.api, s.server.context, opts, 'environment');
   const svc = await resolve.service(s.api, t.environment, ref);
-  const seg = resolve.segment(svc.type);
+  const seg = resolve.segment(svc);
   if (seg === 'database') throw new CliError(`${svc.name} is a database: databases have no advanced settings`, EXIT.USAGE);
   const params = { params: { path: { applicationId: svc.id, [`${seg}Id`]: svc.id } } } as never;
   const values = await ok(s.api.GET(`/${seg}/{${seg}Id}/advancedSettings` as '/application/{applicationId}/advancedSettings', params)) as Record<string, unknown>;

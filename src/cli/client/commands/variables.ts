@@ -31,7 +31,7 @@ async function owner(api: Api, saved: Parameters<typeof resolve.target>[1], opts
   const t = await resolve.target(api, saved, flags, 'environment');
   if (!opts.service) return { scope: 'ENVIRONMENT', segment: 'environment', id: t.environment.id, label: `environment ${t.environment.name}` };
   const svc = await resolve.service(api, t.environment, opts.service);
-  const seg = resolve.segment(svc.type);
+  const seg = resolve.segment(svc);
   if (seg === 'database') throw new CliError('databases have no variables of their own: set them on the environment or project', EXIT.USAGE);
   return { scope: svc.type, segment: seg, id: svc.id, label: `${seg} ${svc.name}` };
 }
