@@ -8,7 +8,7 @@
 // or DOCKER_HOST; BENCH_ROUNDS (5).
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { networkName } from '../src/engine/docker/naming.ts';
+import { networkName } from '../src/engine/index.ts';
 import { agentBaseImage, removeByLabel, startScriptedModel } from '../test/support/agent-fixtures.ts';
 import { testDocker } from '../test/support/docker.ts';
 import { startEngineBerth } from '../test/support/engine-berth.ts';

@@ -8,12 +8,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { buildImage } from '../src/engine/docker/build.ts';
+import { loadDriverInternals } from '../src/engine/index.ts';
 import { busyboxImage, testDocker } from '../test/support/docker.ts';
 import { hostOf, startEngineBerth, viaIngress } from '../test/support/engine-berth.ts';
 import { deploymentTimeline } from './deploy-timeline.ts';
 import { median } from './measure.ts';
 
+const { buildImage } = await loadDriverInternals();
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const IMAGE = 'berth-bench/hello:1';

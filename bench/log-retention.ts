@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config/config.ts';
-import { isoOfMicros } from '../src/engine/docker/log-time.ts';
+import { isoOfMicros } from '../src/engine/index.ts';
 import { insertRuntimeLine } from '../src/modules/deployments/runtime-state.ts';
 import { startRuntime } from '../src/runtime.ts';
 import { apiClient } from './api.ts';

@@ -47,7 +47,7 @@ const { startQueue } = await import('../src/queue/queue.ts');
 const queue = await startQueue(db, { workers: true });
 stage('task queue (pg-boss) started');
 const { createContext } = await import('../src/context.ts');
-const { selectEngine } = await import('../src/engine/select.ts');
+const { selectEngine } = await import('../src/engine/index.ts');
 const engine = await selectEngine(config, logger, { startIngress: false });
 const ctx = createContext({ version: VERSION, config, db, logger, sealer: createSealer(resolveEncryptionKey(config)), rateLimiter, queue, engine: engine.driver });
 const { bootstrap } = await import('../src/bootstrap.ts');

@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { pidMemoryMiB } from './servers.ts';
+import type { ActivityFigure, PhaseFigures, ProcessFigures, StatementFigure } from './scale-types.ts';
 
 const TICKS_PER_SECOND = 100; // USER_HZ; `getconf CLK_TCK` is 100 on Linux
 
@@ -35,15 +36,6 @@ export function postgresPids(database: string): Array<{ pid: number; backend: bo
     } catch { /* gone */ }
   }
   return pids;
-}
-
-export interface ProcessFigures { name: string; pid: number; peakRssMiB: number; lastRssMiB: number; cpuSeconds: number; rssSeries: number[] }
-export interface PhaseFigures {
-  seconds: number; processes: ProcessFigures[]; berthCpuSeconds: number;
-  /** the backends serving the bench's database (null on PGlite: the database is inside berth) */
-  postgresCpuSeconds: number | null;
-  /** the server's own processes (checkpointer, WAL writer, autovacuum…): shared with other users of the server */
-  postgresServerCpuSeconds: number | null;
 }
 
 /**
@@ -113,8 +105,6 @@ export function startProbe(processes: Array<{ name: string; pid: number }>, opti
   };
 }
 
-export interface StatementFigure { query: string; calls: number; totalMs: number }
-
 /** pg_stat_statements of the bench's database, when the server loaded it; null otherwise */
 export async function statementSnapshot(databaseUrl: string): Promise<Map<string, StatementFigure> | null> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -144,8 +134,6 @@ export function topStatements(before: Map<string, StatementFigure> | null, after
   }
   return deltas.sort((x, y) => y.totalMs - x.totalMs).slice(0, count);
 }
-
-export interface ActivityFigure { query: string; samples: number; share: number }
 
 /**
  * a sampling profile of the database when pg_stat_statements is not there: every `everyMs`, the

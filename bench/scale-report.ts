@@ -2,8 +2,7 @@
 // rule's verdict, each worker's share, RSS peak and end of every process, CPU seconds of berth vs
 // the PostgreSQL server and the server's share), then the top statements when pg_stat_statements
 // was available.
-import type { ScaleRun } from './scale.ts';
-import type { ActivityFigure, PhaseFigures, StatementFigure } from './scale-probe.ts';
+import type { ActivityFigure, PhaseFigures, ScaleRun, StatementFigure } from './scale-types.ts';
 
 function cpuRows(f: PhaseFigures): Array<[string, string]> {
   const rows: Array<[string, string]> = f.processes.map((p) => [`CPU s ${p.name}`, p.cpuSeconds.toFixed(1)]);

@@ -13,10 +13,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apiClient } from './api.ts';
-import { startActivitySampler, startProbe, statementSnapshot, topStatements, type ActivityFigure, type PhaseFigures, type StatementFigure } from './scale-probe.ts';
-import { ClaimLog, checkOrder, finishedDeployments, queueDeployments, seedFleet, waitFinished, type OrderCheck } from './scale-deployments.ts';
+import { startActivitySampler, startProbe, statementSnapshot, topStatements } from './scale-probe.ts';
+import { ClaimLog, checkOrder, finishedDeployments, queueDeployments, seedFleet, waitFinished } from './scale-deployments.ts';
 import { createWebhooks, startSlowReceiver, waitDelivered } from './scale-webhooks.ts';
 import { formatScaleTable } from './scale-report.ts';
+import type { DeploymentPhase, ScaleDb, ScaleRun, WebhookPhase } from './scale-types.ts';
 import { freshDatabase, randomSecret, startBerth, stop, waitReady, type Child } from './servers.ts';
 
 const DEPLOYMENTS = Number(process.env.BENCH_SCALE_DEPLOYMENTS ?? 1000);
@@ -24,20 +25,6 @@ const ENVIRONMENTS = Number(process.env.BENCH_SCALE_ENVIRONMENTS ?? 100);
 const WEBHOOKS = Number(process.env.BENCH_SCALE_WEBHOOKS ?? 10_000);
 const HOOKS = Number(process.env.BENCH_SCALE_HOOKS ?? 5);
 const RECEIVER_MS = Number(process.env.BENCH_SCALE_RECEIVER_MS ?? 200);
-
-export type ScaleDb = 'postgres' | 'pglite';
-
-export interface DeploymentPhase {
-  queued: number; environments: number; queueSeconds: number; drainSeconds: number; perSecond: number;
-  order: Omit<OrderCheck, 'firstStartedAt' | 'lastFinishedAt'>; shares: Record<string, number>;
-  figures: PhaseFigures; statements: StatementFigure[] | null; activity: ActivityFigure[] | null;
-}
-export interface WebhookPhase {
-  expected: number; hooks: number; deployments: number; receiverMs: number; delivered: number; requests: number;
-  seconds: number; perSecond: number; maxInFlight: number; peakBacklog: number;
-  rssAtStart: Record<string, number>; figures: PhaseFigures; statements: StatementFigure[] | null; activity: ActivityFigure[] | null;
-}
-export interface ScaleRun { db: ScaleDb; processes: string[]; deployments: DeploymentPhase; webhooks: WebhookPhase }
 
 function log(line: string): void {
   process.stderr.write(`[scale ${new Date().toISOString().slice(11, 19)}] ${line}\n`);

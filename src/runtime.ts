@@ -13,12 +13,13 @@ import { openDb, type Db } from './db/db.ts';
 import { acquireDataDirLock, type DataDirLock } from './db/lock.ts';
 import { migrate } from './db/migrate.ts';
 import { bootstrap } from './bootstrap.ts';
-import { buildApp, type App } from './http/app.ts';
+import { buildApp } from './http/app.ts';
+import type { App } from './http/app-type.ts';
 import { createRateLimiter } from './http/rate-limit.ts';
 import { createSealer } from './lib/crypto.ts';
 import { AppError } from './lib/errors.ts';
 import { startQueue } from './queue/queue.ts';
-import { selectEngine } from './engine/select.ts';
+import { selectEngine } from './engine/index.ts';
 import { startWorkers } from './workers/runner.ts';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;

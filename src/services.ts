@@ -1,12 +1,13 @@
-// Builds every module's service over the shared parts. Services depend on each other only
-// through what is passed here, so the wiring of the whole system is readable in one place.
-import type { ContextParts } from './context.ts';
+// The composition root: builds every module's service over the platform, each with exactly what
+// it needs, and wires what one module does when another acts (a clone, a removal, a settled
+// deployment) as explicit calls here, so the whole system's wiring is readable in one place.
+// Nothing registers itself at import time.
+import type { Platform } from './platform.ts';
 import { createAccessService, type AccessService } from './modules/access/access.service.ts';
 import { createIdentityService, type IdentityService } from './modules/identity/identity.service.ts';
 import { createMembersService, type MembersService } from './modules/members/members.service.ts';
 import { createOrganizationsService, type OrganizationsService } from './modules/organizations/organizations.service.ts';
 import { createScopeService, type ScopeService } from './modules/scope/scope.service.ts';
-import type { AppContext } from './context.ts';
 import { createClustersService, type ClustersService } from './modules/clusters/clusters.service.ts';
 import { createRegistriesService, type RegistriesService } from './modules/registries/registries.service.ts';
 import { createGitTokensService, type GitTokensService } from './modules/git-tokens/git-tokens.service.ts';
@@ -28,6 +29,13 @@ import { createJobRunsService, type JobRunsService } from './modules/job-runs/jo
 import { createAuditService, type AuditService } from './modules/audit/audit.service.ts';
 import { createGitPushService, type GitPushService } from './modules/git-push/git-push.service.ts';
 import { createPreviewsService, type PreviewsService } from './modules/previews/previews.service.ts';
+import { createStreamsService, type StreamsService } from './modules/streams/streams.service.ts';
+import { createDeploymentRunner, type DeploymentRunner } from './modules/deployments/runner.ts';
+import { uninstallOnRemoval } from './modules/deployments/uninstall-on-removal.ts';
+import { reservePublicPortsForClone } from './modules/services/databases/public-access.ts';
+import { copyVariables } from './modules/variables/clone.ts';
+import { runWorkflowAgent } from './modules/workflows/agent-step.ts';
+import { copyWorkflowsOnClone } from './modules/workflows/runs.lifecycle.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -56,39 +64,67 @@ export interface Services {
   audit: AuditService;
   gitPush: GitPushService;
   previews: PreviewsService;
+  deploymentRunner: DeploymentRunner;
+  streams: StreamsService;
 }
 
-export function createServices(parts: ContextParts): Services {
-  const { db, config } = parts;
+export function createServices(platform: Platform): Services {
+  const { db, config, sealer, queue } = platform;
   const identity = createIdentityService(db, config);
   const access = createAccessService(db);
   const organizations = createOrganizationsService({ db, access, identity });
   const members = createMembersService({ db, access, organizations, publicUrl: config.publicUrl });
   const tokens = createTokensService({ db, access, identity, organizations });
   const scope = createScopeService({ db, organizations });
-  // hooks (clone, environment removal) receive the whole context; it exists once this returns
-  let all: Services | undefined;
-  const appContext = (): AppContext => ({ ...parts, engine: parts.engine!, services: all! });
-  const clusters = createClustersService({ db, organizations, engine: { nodes: () => parts.engine?.nodes?.() ?? Promise.resolve(undefined) } });
-  const registries = createRegistriesService({ db, organizations, sealer: parts.sealer });
-  const gitTokens = createGitTokensService({ db, organizations, sealer: parts.sealer });
-  const projects = createProjectsService({ db, organizations, appContext });
-  const environments = createEnvironmentsService({ db, scope, projects, sealer: parts.sealer, appContext });
+  const uninstall = uninstallOnRemoval(platform);
+  const clusters = createClustersService({ db, organizations, engine: { nodes: () => platform.engine.nodes?.() ?? Promise.resolve(undefined) } });
+  const registries = createRegistriesService({ db, organizations, sealer });
+  const gitTokens = createGitTokensService({ db, organizations, sealer });
+  // projects and environments need each other: a project's deletion removes its environments
+  const projects = createProjectsService({ db, organizations, prepareEnvironmentRemoval: (tx, orgId, ids) => environments.prepareRemoval(tx, orgId, ids) });
+  const environments = createEnvironmentsService({
+    db, scope, projects, sealer,
+    afterClone: async (tx, clone) => {
+      await copyVariables(tx, sealer, clone);
+      await copyWorkflowsOnClone(tx, clone);
+      await reservePublicPortsForClone(tx, config, clone);
+    },
+    beforeRemoval: async (tx, removed) => {
+      await uninstall.environments(tx, removed);
+      await previews.beforeEnvironmentsRemoved(tx, removed);
+    },
+  });
   const deploymentRules = createDeploymentRulesService({ db, projects, scope });
-  const variables = createVariablesService({ db, sealer: parts.sealer, scope, organizations });
-  const deployments = createDeploymentsService({ db, queue: parts.queue, scope });
-  const webhooks = createWebhooksService({ db, sealer: parts.sealer, queue: parts.queue, config, organizations });
-  const llmProviders = createLlmProvidersService({ db, sealer: parts.sealer, organizations });
-  const mcpServers = createMcpServersService({ db, sealer: parts.sealer, organizations });
-  const workflows = createWorkflowsService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
-  const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue: parts.queue, environments, sealer: parts.sealer });
-  const workflowOutputs = createWorkflowOutputsService({ db, scope, sealer: parts.sealer, queue: parts.queue, workflows });
-  const services = createServicesService({ db, sealer: parts.sealer, scope, config, appContext });
+  const variables = createVariablesService({ db, sealer, scope, organizations });
+  const deployments = createDeploymentsService({
+    db, queue, scope,
+    onSettled: async (tx, d) => {
+      await workflowRuns.onDeploymentSettled(tx, d);
+      await jobRuns.onDeploymentSettled(tx, d);
+    },
+  });
+  const webhooks = createWebhooksService({ db, sealer, queue, config, organizations });
+  const llmProviders = createLlmProvidersService({ db, sealer, organizations });
+  const mcpServers = createMcpServersService({ db, sealer, organizations });
+  const workflows = createWorkflowsService({ db, sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
+  const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue, environments, sealer });
+  const workflowOutputs = createWorkflowOutputsService({ db, scope, sealer, queue, workflows });
+  const services = createServicesService({
+    db, sealer, scope, config, engine: platform.engine, logger: platform.logger, beforeRemoval: (tx, ids) => uninstall.services(tx, ids),
+  });
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope });
   const audit = createAuditService({ db, organizations });
-  const previews = createPreviewsService({ db, scope, environments, deployments, appContext, config });
-  const gitPush = createGitPushService({ db, sealer: parts.sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
-  all = { audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks, llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules };
-  return all;
+  const previews = createPreviewsService({ db, scope, environments, deployments, config });
+  const gitPush = createGitPushService({ db, sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
+  const deploymentRunner = createDeploymentRunner({
+    ...platform, lifecycle: deployments.lifecycle,
+    // an agentic workflow's APPLY is its agent's run, not the driver's apply
+    applyByType: { AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent(platform, target, log, signal, deployment) },
+  });
+  const streams = createStreamsService({ db, logger: platform.logger, deployments, scope });
+  return {
+    streams, audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
+    llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules, deploymentRunner,
+  };
 }

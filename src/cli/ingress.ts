@@ -1,10 +1,10 @@
 // `berth ingress status|stop`: the detached HAProxy that serves public URLs keeps running while
 // berth is stopped (by design), so the operator needs a way to see it and to stop it.
 import type { Config } from '../config/config.ts';
-import { createHaproxyIngress, findHaproxy, stopIngress } from '../engine/ingress/haproxy.ts';
-import { ingressPaths, probe, runningPid } from '../engine/ingress/haproxy-process.ts';
+import { loadIngressProcess } from '../engine/index.ts';
 
 export async function ingressStatus(config: Config): Promise<void> {
+  const { createHaproxyIngress, findHaproxy, ingressPaths, probe, runningPid } = await loadIngressProcess();
   const paths = ingressPaths(config.dataDir);
   const found = await probe(paths);
   const pid = runningPid(config.dataDir);
@@ -21,6 +21,7 @@ export async function ingressStatus(config: Config): Promise<void> {
 }
 
 export async function ingressStop(config: Config): Promise<void> {
+  const { runningPid, stopIngress } = await loadIngressProcess();
   const pid = runningPid(config.dataDir);
   if (pid === null) {
     process.stdout.write(`ingress: no HAProxy started from ${config.dataDir} is running\n`);

@@ -1,6 +1,6 @@
 // What runs once a transaction has committed (Queryable.afterCommit): the task queue wakes this
 // process's workers there, when the task they are woken for can be seen, instead of after a guess.
-import type { Queryable } from './db.ts';
+import type { Queryable } from './types.ts';
 
 /** a transaction's handle: its statements, and what runs once it committed */
 export function withCommitHooks(tx: Queryable): { tx: Queryable; committed: () => void } {

@@ -3,32 +3,10 @@
 // Driver errors are translated here, once (see errors.ts). openDb picks the database: DATABASE_URL,
 // else the embedded one of EMBEDDED_DATABASE (embedded-postgres.ts or pglite.ts).
 
-export type Row = Record<string, unknown>;
+import type { Db } from './types.ts';
 
-export interface Queryable {
-  /** one parameterised statement; returns its rows */
-  query<R = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
-  /** several statements without parameters (migrations) */
-  exec(sql: string): Promise<void>;
-  /** in a transaction only: `fn` runs once it has committed (never when it rolls back) */
-  afterCommit?(fn: () => void): void;
-}
-
-
-export interface Db extends Queryable {
-  readonly kind: 'pglite' | 'postgres';
-  /** runs fn in one transaction; commits when it resolves, rolls back when it throws.
-   * Never await network or timers inside: on PGlite a transaction holds the whole database. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
-  /** the driver underneath, for the task queue's own connection */
-  readonly native: NativeHandle;
-}
-
-export type NativeHandle =
-  | { kind: 'pglite'; pglite: import('@electric-sql/pglite').PGlite }
-  | { kind: 'postgres'; connectionString: string };
+// the types live in a leaf (types.ts) that the drivers import; everyone else imports them from here
+export type { Db, NativeHandle, Queryable, Row } from './types.ts';
 
 export interface OpenDbOptions {
   databaseUrl?: string;

@@ -4,7 +4,7 @@ import { PGlite, types } from '@electric-sql/pglite';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import type { Db, Queryable } from './db.ts';
+import type { Db, Queryable } from './types.ts';
 import { withCommitHooks } from './commit-hooks.ts';
 import { translateDbError } from './errors.ts';
 import { preparedRunner, type PreparedRunner } from './pglite-prepared.ts';

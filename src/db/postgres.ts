@@ -2,7 +2,7 @@
 // connection, their result's shape learnt once: pg-statement.ts) since the API's statements are
 // static texts; int8 is parsed to number, timestamptz by timestamps.ts.
 import pg from 'pg';
-import type { Db, Queryable } from './db.ts';
+import type { Db, Queryable } from './types.ts';
 import { withCommitHooks } from './commit-hooks.ts';
 import { translateDbError } from './errors.ts';
 import { runNamed } from './pg-statement.ts';

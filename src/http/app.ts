@@ -2,15 +2,15 @@
 // rate limiting, idempotency, error bodies, the OpenAPI document, health probes, and every
 // module's routes served both at their seed path and under /api/v1 (a URL rewrite before
 // routing: the routes, their compiled validators and serializers exist once).
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App } from './app-type.ts';
 import { compileOnFirstUse, serializeOnFirstUse } from './lazy-compile.ts';
 import { makeAjv } from './ajv.ts';
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.ts';
 import { appliedVersion, latestVersion } from '../db/migrate.ts';
 import { AppError, unavailable } from '../lib/errors.ts';
-import type { Principal } from '../modules/access/principal.ts';
 import type { RateDecision } from './rate-limit.ts';
 import { registerModuleRoutes } from '../modules/index.ts';
 import { registerMcpRoutes } from '../mcp/route.ts';
@@ -20,6 +20,7 @@ import { installIgnoredFieldsHeader } from './ignored-fields.ts';
 import { installLocationHeaders } from './location.ts';
 import { installAuditLog } from '../modules/audit/audit.hook.ts';
 import { installMetrics } from './metrics.ts';
+import { collectDeploymentMetrics } from '../modules/deployments/deployments.metrics.ts';
 import { installOversizedBodyHandling } from './oversized-bodies.ts';
 import { createOpenApiCollector } from './openapi.ts';
 import { registerDocs } from './docs.ts';
@@ -27,15 +28,6 @@ import { consoleConfigRoute, consoleOidc, consoleRoutes } from './console.ts';
 import { logRequest } from './request-log.ts';
 import { requestLogger } from './request-logger.ts';
 import { routeHooks } from './route-hooks.ts';
-
-declare module 'fastify' {
-  interface FastifyInstance { draining: boolean }
-  interface FastifyRequest { principal: Principal }
-  /** runCredentials: the route accepts a workflow run's credential (berth's MCP server only, decision 0197) */
-  interface FastifyContextConfig { public?: boolean; hidden?: boolean; runCredentials?: boolean }
-}
-
-export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
 
 /** JSON bodies; a NUL character (which PostgreSQL text cannot hold) is refused with 400 */
 function parseJsonBody(_req: FastifyRequest, body: string, done: (err: Error | null, value?: unknown) => void): void {
@@ -154,7 +146,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   installIgnoredFieldsHeader(hooks);
   installLocationHeaders(hooks, () => patterns);
   installAuditLog(hooks, ctx.db);
-  installMetrics(app, ctx, hooks);
+  installMetrics(app, ctx, hooks, [() => collectDeploymentMetrics(ctx)]);
 
   // the operational routes (like every other path) also answer under /api/v1 through the URL rewrite
   app.get('/healthz', { config: { public: true, hidden: true } }, async () => ({ status: 'ok' }));

@@ -10,7 +10,7 @@ import { Type } from 'typebox';
 import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
-import type { App } from './app.ts';
+import type { App } from './app-type.ts';
 
 export const CONSOLE_DIST = new URL('../../console/dist/', import.meta.url).pathname;
 

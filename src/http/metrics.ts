@@ -1,6 +1,6 @@
 // GET /metrics in Prometheus text format: request durations by route and status (recorded in
-// this process), queue depth and age per task kind, and whatever modules add through
-// `metricsCollectors` (deployments and webhook deliveries by outcome), and the standard process and
+// this process), queue depth and age per task kind, the collectors the app hands it (deployments
+// and webhook deliveries by outcome, from the deployments module), and the standard process and
 // Node.js metrics (prom-client's default collectors: CPU, memory, event loop lag, GC, handles).
 // Protected: with METRICS_TOKEN set it needs `Authorization: Bearer <METRICS_TOKEN>`; otherwise
 // only loopback clients may read it.
@@ -10,7 +10,7 @@
 // restart, which Prometheus' rate() already handles.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from 'prom-client';
-import type { AppContext } from '../context.ts';
+import type { Platform } from '../platform.ts';
 import { safeEqual } from '../lib/crypto.ts';
 import { AppError } from '../lib/errors.ts';
 import { TASK_KINDS, type TaskKind } from '../queue/tasks.ts';
@@ -19,8 +19,7 @@ import type { RouteHooks } from './route-hooks.ts';
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** a collector returns Prometheus text lines (with their # HELP / # TYPE) */
-export type MetricsCollector = (ctx: AppContext) => Promise<string>;
-export const metricsCollectors: MetricsCollector[] = [];
+export type MetricsCollector = () => Promise<string>;
 
 interface Series { buckets: number[]; count: number; sum: number }
 
@@ -35,7 +34,7 @@ function processMetrics(): Promise<Registry> {
   return processRegistry;
 }
 
-export function installMetrics(app: FastifyInstance, ctx: AppContext, hooks: RouteHooks): void {
+export function installMetrics(app: FastifyInstance, ctx: Pick<Platform, 'config' | 'db'>, hooks: RouteHooks, collectors: readonly MetricsCollector[]): void {
   const series = new Map<string, Series>();
 
   /** the series of a method, route and status, made on first use */
@@ -98,13 +97,13 @@ export function installMetrics(app: FastifyInstance, ctx: AppContext, hooks: Rou
       lines.push(`berth_http_request_duration_seconds_count{${labels}} ${s.count}`);
     }
     lines.push(...(await queueMetrics(ctx)));
-    for (const collect of metricsCollectors) lines.push((await collect(ctx).catch(() => '')).trimEnd());
+    for (const collect of collectors) lines.push((await collect().catch(() => '')).trimEnd());
     lines.push((await (await processMetrics()).metrics()).trimEnd());
     return reply.type('text/plain; version=0.0.4').send(lines.filter(Boolean).join('\n') + '\n');
   });
 }
 
-async function queueMetrics(ctx: AppContext): Promise<string[]> {
+async function queueMetrics(ctx: Pick<Platform, 'db'>): Promise<string[]> {
   const lines = [
     '# HELP berth_queue_tasks Tasks per kind and state',
     '# TYPE berth_queue_tasks gauge',

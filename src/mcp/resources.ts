@@ -8,7 +8,7 @@ import { AppError, badRequest, reasonPhrase } from '../lib/errors.ts';
 import type { Principal } from '../modules/access/principal.ts';
 import { renderServiceManifests } from '../modules/deployments/manifests.ts';
 import { checkRunScope, loadServiceScope } from '../modules/scope/scope.service.ts';
-import { toYaml } from '../engine/yaml.ts';
+import { toYaml } from '../engine/index.ts';
 import { labelOf } from './places.ts';
 
 export const RESOURCE_TEMPLATES = [
@@ -33,7 +33,7 @@ async function read(ctx: AppContext, p: Principal, uri: string): Promise<ReadRes
   if (manifests) {
     const s = await loadServiceScope(ctx.db, manifests[1]!);
     const type = s?.serviceType ?? 'APPLICATION';
-    const objects = await renderServiceManifests(ctx, p, manifests[1]!, type, labelOf(type));
+    const objects = await renderServiceManifests({ db: ctx.db, sealer: ctx.sealer, scope: ctx.services.scope }, p, manifests[1]!, type, labelOf(type));
     return { contents: [{ uri, mimeType: 'application/yaml', text: toYaml(objects) }] };
   }
   throw badRequest(`Unknown resource ${uri}: berth serves ${RESOURCE_TEMPLATES.map((t) => t.uriTemplate).join(' and ')}`);

@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/app-type.ts';
 import { AppError } from '../lib/errors.ts';
 import { createMcpServer } from './server.ts';
 

@@ -1,6 +1,6 @@
 // Every module's routes, registered at the root (/api/v1 reaches them by a URL rewrite, src/http/app.ts).
 import type { AppContext } from '../context.ts';
-import type { App } from '../http/app.ts';
+import type { App } from '../http/app-type.ts';
 import { memberRoutes } from './members/members.routes.ts';
 import { organizationRoutes } from './organizations/organizations.routes.ts';
 import { tokenRoutes } from './tokens/tokens.routes.ts';

@@ -1,31 +1,29 @@
 // The autoscaler (docker engine only; decision 0338): every AUTOSCALE_INTERVAL_SECONDS, in one
-// worker process at a time (a lease row in engine_leases, as the log pruner's), samples the CPU
+// worker process at a time (the lease and timer of periodic.ts), samples the CPU
 // and memory of each replica of the RUNNING applications and containers whose max is above their
 // min, decides with the HPA's rules (src/modules/services/autoscale.rules.ts) and adds or removes
 // one replica (src/engine/docker/autoscale.ts). A replica being added or removed is marked
 // (autoscale.repo.ts) so the engine observer takes neither for a failure nor routes to it; each
 // scale event is a RUNTIME line of the service and a SERVICE_SCALED event. What a decision
 // remembers (samples, recent recommendations) lives in the process holding the lease.
-import { randomUUID } from 'node:crypto';
 import type { ContainerInfo } from 'dockerode';
 import type { AppContext } from '../context.ts';
-import { replicaIndex, retireReplica, routeTo, sampleReplica, startReplica, versionReplicas } from '../engine/docker/autoscale.ts';
-import type { DockerDriver } from '../engine/docker/driver.ts';
-import { containerName, parseRoutes } from '../engine/docker/naming.ts';
-import { publishedPorts, stopAndRemove } from '../engine/docker/replicas.ts';
-import { serviceSettings } from '../engine/settings.ts';
+import {
+  containerName, parseRoutes, publishedPorts, replicaIndex, retireReplica, routeTo, sampleReplica, serviceSettings, startReplica, stopAndRemove,
+  versionReplicas, type DockerDriver,
+} from '../engine/index.ts';
 import { buildRuntimePlan } from '../modules/deployments/runtime-plan.ts';
-import { holdLease, releaseLease } from '../modules/deployments/runtime-state.ts';
 import { completeAdvancedSettings } from '../modules/services/advanced-settings/index.ts';
 import {
   autoscaleCandidates, autoscaleNote, dropExpiredMarks, markScaling, recordScale, scalingReplicaNames, stillScalable, unmarkScaling,
   type AutoscaleCandidate,
-} from '../modules/services/autoscale.repo.ts';
+} from '../modules/services/autoscale.service.ts';
 import {
   autoscalePolicy, decide, keptSamples, recommend, replicaUsage, scaleMessage,
   type AutoscalePolicy, type Decision, type MetricReading, type ReplicaSample, type ScaleHistory,
 } from '../modules/services/autoscale.rules.ts';
 import { ADVANCED_SETTINGS_KINDS } from '../modules/services/services.service.ts';
+import { startPeriodic } from './periodic.ts';
 
 export const AUTOSCALE_LEASE = 'autoscaler';
 
@@ -70,15 +68,12 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
   const driver = ctx.engine as DockerDriver;
   const { docker, ingress } = driver;
   const { db } = ctx;
-  const holder = randomUUID();
-  const stopping = new AbortController();
   const states = new Map<string, ServiceState>();
   const cpuLimits = new Map<string, number>();
   const windowMs = settings.intervalSeconds * 2000;
   const downWindowMs = settings.downStabilizationSeconds * 1000;
   const drainMs = settings.drainSeconds * 1000;
   const backoffMs = Math.max(60_000, settings.intervalSeconds * 4000);
-  let inRound: Promise<number | null> | null = null;
 
   const warn = (err: unknown, serviceId?: string) => ctx.logger.warn({ err, serviceId }, 'autoscaler');
   const advancedOf = (s: AutoscaleCandidate) => completeAdvancedSettings(ADVANCED_SETTINGS_KINDS[s.type]!, s.advanced_settings) as Record<string, unknown>;
@@ -93,7 +88,8 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
   }
 
   /** one replica more, of the running version, routed once ready */
-  async function scaleUp(s: AutoscaleCandidate, policy: AutoscalePolicy, serving: ContainerInfo[], index: number, decision: Decision, metrics: MetricReading[]): Promise<void> {
+  async function scaleUp(s: AutoscaleCandidate, policy: AutoscalePolicy, serving: ContainerInfo[], index: number, decision: Decision, metrics: MetricReading[],
+    signal: AbortSignal): Promise<void> {
     if (!await stillScalable(db, s.id, s.generation)) return;
     const source = serving[0]!;
     const routes = parseRoutes(source.Labels['berth.routes']);
@@ -106,7 +102,7 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
         ids: { serviceId: s.id, environmentId: s.environment_id, projectId: s.project_id, organizationId: s.organization_id },
         slug: s.slug, generation: s.generation, image: source.Image, plan, readyTimeoutMs: settings.readyTimeoutMs, drainMs,
         settings: serviceSettings(advancedOf(s)),
-      }, index, routes, stopping.signal);
+      }, index, routes, signal);
       if (!await stillScalable(db, s.id, s.generation)) {
         // a deployment, stop or restart began meanwhile: it decides what runs
         await stopAndRemove(docker, [replica.id], 2);
@@ -125,14 +121,15 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
   }
 
   /** the newest replica out: out of the ingress, drained, stopped and removed */
-  async function scaleDown(s: AutoscaleCandidate, policy: AutoscalePolicy, serving: ContainerInfo[], decision: Decision, metrics: MetricReading[]): Promise<void> {
+  async function scaleDown(s: AutoscaleCandidate, policy: AutoscalePolicy, serving: ContainerInfo[], decision: Decision, metrics: MetricReading[],
+    signal: AbortSignal): Promise<void> {
     if (!await stillScalable(db, s.id, s.generation)) return;
     const victim = serving.reduce((a, b) => (replicaIndex(b) > replicaIndex(a) ? b : a));
     const service = serviceSettings(advancedOf(s));
     await markScaling(db, nameOf(victim), settings.drainSeconds + service.deployment.graceSeconds + 120);
     try {
       await retireReplica(docker, ingress, victim, serving.filter((c) => c !== victim), service, drainMs,
-        (_kind, message) => autoscaleNote(db, s, message), stopping.signal);
+        (_kind, message) => autoscaleNote(db, s, message), signal);
     } catch (err) {
       throw new Error(`Could not scale down to ${serving.length - 1} replicas: ${(err as Error).message}`, { cause: err });
     } finally {
@@ -143,7 +140,7 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
   }
 
   /** samples the service's replicas, decides, and starts an action when the decision is to scale */
-  async function observe(s: AutoscaleCandidate, scaling: Set<string>): Promise<void> {
+  async function observe(s: AutoscaleCandidate, scaling: Set<string>, signal: AbortSignal): Promise<void> {
     const policy = autoscalePolicy(s.spec, advancedOf(s));
     if (!policy) { states.delete(s.id); return; }
     let state = states.get(s.id);
@@ -180,52 +177,32 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
     }
     const up = decision.next > serving.length;
     const current = state;
-    current.acting = (up ? scaleUp(s, policy, serving, nextIndex, decision, metrics) : scaleDown(s, policy, serving, decision, metrics))
+    current.acting = (up ? scaleUp(s, policy, serving, nextIndex, decision, metrics, signal) : scaleDown(s, policy, serving, decision, metrics, signal))
       .catch(async (err: Error) => {
         current.backoffUntil = Date.now() + backoffMs;
-        if (stopping.signal.aborted) return;
+        if (signal.aborted) return;
         warn(err, s.id);
         await autoscaleNote(db, s, `${err.message}; trying again in ${Math.round(backoffMs / 1000)} s at the earliest`).catch(warn);
       })
       .finally(() => { current.acting = null; });
   }
 
-  async function round(): Promise<number | null> {
-    if (!await holdLease(db, AUTOSCALE_LEASE, holder, settings.intervalSeconds * 2 + 30)) {
-      // another process decides; this one's history is stale when it takes over again
-      for (const [id, state] of states) if (!state.acting) states.delete(id);
-      return null;
-    }
+  async function round(signal: AbortSignal): Promise<number> {
     const services = await autoscaleCandidates(db);
     const scaling = await scalingReplicaNames(db);
     const seen = new Set(services.map((s) => s.id));
     for (const id of states.keys()) if (!seen.has(id) && !states.get(id)!.acting) states.delete(id);
-    await Promise.all(services.map((s) => observe(s, scaling).catch((err: unknown) => warn(err, s.id))));
+    await Promise.all(services.map((s) => observe(s, scaling, signal).catch((err: unknown) => warn(err, s.id))));
     await dropExpiredMarks(db);
     return services.length;
   }
 
-  /** one round at a time in this process: a tick while one runs waits for it and answers its result */
-  function tick(): Promise<number | null> {
-    if (inRound) return inRound;
-    const p = round().finally(() => { inRound = null; });
-    inRound = p;
-    return p;
-  }
-
-  const timer = setInterval(() => {
-    if (!stopping.signal.aborted && !inRound) tick().catch(warn);
-  }, settings.intervalSeconds * 1000);
-  timer.unref();
-
-  return {
-    tick,
-    async stop() {
-      stopping.abort();
-      clearInterval(timer);
-      await inRound?.catch(() => {});
-      await Promise.all([...states.values()].map((s) => s.acting));
-      await releaseLease(db, AUTOSCALE_LEASE, holder).catch(() => {});
-    },
-  };
+  const { tick, stop } = startPeriodic({
+    lease: AUTOSCALE_LEASE, everySeconds: settings.intervalSeconds, round, failure: 'autoscaler', db, logger: ctx.logger,
+    // another process decides; this one's history is stale when it takes over again
+    notHeld: () => { for (const [id, state] of states) if (!state.acting) states.delete(id); },
+    // an action under way (it was given the aborted signal) ends before another process may act
+    drain: () => Promise.all([...states.values()].map((s) => s.acting)),
+  });
+  return { tick, stop };
 }

@@ -2,20 +2,16 @@
 // the daemon does into berth's state — a replica that dies on its own makes its service ERROR
 // with a failure event, a service Docker brought back is RUNNING again, replica output becomes
 // RUNTIME log lines — and reconciles every few seconds, which is also how a restarted berth
-// re-adopts the containers and ingress routes it finds by label.
-import { randomUUID } from 'node:crypto';
+// re-adopts the containers and ingress routes it finds by label. The lease, the timer and the
+// first round at start are periodic.ts's.
 import type { AppContext } from '../context.ts';
-import type { DockerDriver } from '../engine/docker/driver.ts';
-import { isoOfMicros } from '../engine/docker/log-time.ts';
-import { labelFilter, parseRoutes } from '../engine/docker/naming.ts';
-import { observeDocker, type DockerObserver } from '../engine/docker/observer.ts';
-import { publishedPorts } from '../engine/docker/replicas.ts';
-import { livenessChecker } from '../engine/docker/liveness.ts';
-import { scalingReplicaNames } from '../modules/services/autoscale.repo.ts';
-import { insertLog } from '../modules/deployments/deployments.repo.ts';
 import {
-  holdLease, insertRuntimeLine, markRecovered, markRuntimeFailure, releaseLease, runtimeResumePoint, serviceStates,
-} from '../modules/deployments/runtime-state.ts';
+  isoOfMicros, labelFilter, livenessChecker, observeDocker, parseRoutes, publishedPorts, type DockerDriver, type DockerObserver,
+} from '../engine/index.ts';
+import { scalingReplicaNames } from '../modules/services/autoscale.service.ts';
+import { insertServiceLog } from '../modules/deployments/deployments.service.ts';
+import { insertRuntimeLine, markRecovered, markRuntimeFailure, runtimeResumePoint, serviceStates } from '../modules/deployments/runtime-state.ts';
+import { startPeriodic } from './periodic.ts';
 
 export const observerSettings = { leaseSeconds: 15, tickMs: 5000 };
 
@@ -27,11 +23,9 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
   if (ctx.engine.name !== 'docker') return null;
   const driver = ctx.engine as DockerDriver;
   const { docker } = driver;
-  const holder = randomUUID();
   const deps = { queue: ctx.queue };
   let observer: DockerObserver | null = null;
   const liveness = livenessChecker(docker);
-  let stopped = false;
   const onError = (err: unknown) => ctx.logger.warn({ err }, 'engine observer');
 
   async function reconcile(): Promise<void> {
@@ -68,7 +62,7 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
     }
     const runningServices = new Set([...states].filter(([, s]) => s.state === 'RUNNING').map(([id]) => id));
     await liveness.check(replicas.filter((c) => runningServices.has(c.Labels['berth.service_id']!) && c.Labels['berth.generation'] === states.get(c.Labels['berth.service_id']!)?.generation),
-      (c, detail) => insertLog(ctx.db, states.get(c.Labels['berth.service_id']!)?.generation ?? null, c.Labels['berth.service_id']!, 'DEPLOY', detail));
+      (c, detail) => insertServiceLog(ctx.db, states.get(c.Labels['berth.service_id']!)?.generation ?? null, c.Labels['berth.service_id']!, 'DEPLOY', detail));
     await observer?.followRunning();
   }
 
@@ -87,27 +81,17 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
     await reconcile().catch(onError);
   }
 
-  const timer = setInterval(() => {
-    void (async () => {
-      if (stopped) return;
-      const leader = await holdLease(ctx.db, LEASE, holder, observerSettings.leaseSeconds).catch(() => false);
-      if (leader && !observer) await lead();
-      else if (leader) await reconcile();
-      else if (observer) { observer.stop(); observer = null; }
-    })().catch(onError);
-  }, observerSettings.tickMs);
-  timer.unref();
-  void (async () => {
-    if (await holdLease(ctx.db, LEASE, holder, observerSettings.leaseSeconds).catch(() => false)) await lead();
-  })().catch(onError);
+  /** the event stream and the replicas' output are followed by the lease holder alone */
+  function stopObserving(): void {
+    observer?.stop();
+    observer = null;
+  }
 
-  return {
-    reconcile,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      observer?.stop();
-      await releaseLease(ctx.db, LEASE, holder).catch(() => {});
-    },
-  };
+  const { stop } = startPeriodic({
+    lease: LEASE, everySeconds: observerSettings.tickMs / 1000, leaseSeconds: observerSettings.leaseSeconds, immediately: true,
+    round: () => (observer ? reconcile() : lead()),
+    failure: 'engine observer', db: ctx.db, logger: ctx.logger,
+    notHeld: stopObserving, drain: stopObserving,
+  });
+  return { reconcile, stop };
 }

@@ -4,8 +4,6 @@
 import type { AppContext } from '../context.ts';
 import { IDEMPOTENCY_TTL_HOURS } from '../http/idempotency.ts';
 
-export const MAINTENANCE_CRON = '17 * * * *';
-
 export async function runMaintenance(ctx: Pick<AppContext, 'db' | 'logger' | 'services'>): Promise<{ idempotencyKeys: number; invitations: number; expiredEnvironments: number }> {
   const keys = await ctx.db.query(
     `delete from idempotency_keys where created_at < now() - make_interval(hours => $1::int) returning key`, [IDEMPOTENCY_TTL_HOURS]);

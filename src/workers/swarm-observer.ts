@@ -5,16 +5,12 @@
 // it wants on ready nodes, seen on two rounds in a row, or one that lost tasks with a node that went
 // down, is degraded: ERROR with a DEPLOYMENT_FAILED event (and its webhooks) naming the node; once
 // Swarm runs every task again it is RUNNING again. Each service's task output (followed from the
-// manager, wherever the task runs) becomes RUNTIME log lines.
-import { randomUUID } from 'node:crypto';
+// manager, wherever the task runs) becomes RUNTIME log lines. The lease and the timer are periodic.ts's.
 import type { AppContext } from '../context.ts';
-import type { SwarmDriver } from '../engine/swarm/driver.ts';
-import { insertLog } from '../modules/deployments/deployments.repo.ts';
-import {
-  holdLease, insertRuntimeLine, markRecovered, markRuntimeFailure, releaseLease, runtimeResumePoint, serviceStates,
-} from '../modules/deployments/runtime-state.ts';
-import { isoOfMicros } from '../engine/docker/log-time.ts';
-import { followServiceLogs, type LogFollow, type TaskLine } from '../engine/swarm/logs.ts';
+import { insertServiceLog } from '../modules/deployments/deployments.service.ts';
+import { insertRuntimeLine, markRecovered, markRuntimeFailure, runtimeResumePoint, serviceStates } from '../modules/deployments/runtime-state.ts';
+import { followServiceLogs, isoOfMicros, type LogFollow, type SwarmDriver, type TaskLine } from '../engine/index.ts';
+import { startPeriodic } from './periodic.ts';
 
 export const swarmObserverSettings = { leaseSeconds: 15, tickMs: 1000 };
 
@@ -23,13 +19,10 @@ const LEASE = 'engine-observer';
 export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } | null {
   if (ctx.engine.name !== 'swarm') return null;
   const driver = ctx.engine as SwarmDriver;
-  const holder = randomUUID();
   const short = new Set<string>();
   const reportedLost = new Set<string>();
   /** services whose output is followed now (berth service id → its stream) */
   const follows = new Map<string, LogFollow | 'starting'>();
-  let stopped = false;
-  let round: Promise<void> = Promise.resolve();
   const onError = (err: unknown) => ctx.logger.warn({ err }, 'swarm observer');
 
   /** every task's output as RUNTIME lines, each task resuming after its own last recorded line (decision 0332) */
@@ -60,10 +53,6 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
   }
 
   async function observe(): Promise<void> {
-    if (!(await holdLease(ctx.db, LEASE, holder, swarmObserverSettings.leaseSeconds).catch(() => false))) {
-      stopFollowing();
-      return;
-    }
     let states = new Map<string, { state: string; generation: string | null }>();
     const health = await driver.syncAll(async (ids) => {
       states = await serviceStates(ctx.db, ids);
@@ -93,24 +82,17 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
       } else if (h.running >= h.desired) {
         short.delete(h.serviceId);
         if (known.state === 'ERROR' && await ctx.db.transaction((tx) => markRecovered(tx, h.serviceId))) {
-          await insertLog(ctx.db, known.generation, h.serviceId, 'DEPLOY', `Swarm runs every task again: ${h.detail}`);
+          await insertServiceLog(ctx.db, known.generation, h.serviceId, 'DEPLOY', `Swarm runs every task again: ${h.detail}`);
         }
       }
     }
   }
 
-  const timer = setInterval(() => {
-    if (stopped) return;
-    round = round.then(observe).catch(onError);
-  }, swarmObserverSettings.tickMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await round;
-      stopFollowing();
-      await releaseLease(ctx.db, LEASE, holder).catch(() => {});
-    },
-  };
+  const { stop } = startPeriodic({
+    lease: LEASE, everySeconds: swarmObserverSettings.tickMs / 1000, leaseSeconds: swarmObserverSettings.leaseSeconds,
+    round: observe, failure: 'swarm observer', db: ctx.db, logger: ctx.logger,
+    // the output is followed by the lease holder alone
+    notHeld: stopFollowing, drain: stopFollowing,
+  });
+  return { stop };
 }

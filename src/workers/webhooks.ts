@@ -3,24 +3,21 @@
 // attempt itself (back-off with jitter, Retry-After honoured, three days at most); a 410 disables
 // the webhook; a refused (non-public) target is not retried.
 import type { AppContext } from '../context.ts';
-import * as repo from '../modules/webhooks/webhooks.repo.ts';
+import * as webhooks from '../modules/webhooks/webhooks.service.ts';
 import { postJson } from '../modules/webhooks/webhooks.http.ts';
 import { attemptOutcome, retrySettings, signatureHeaders } from '../modules/webhooks/webhooks.rules.ts';
 
 type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'logger' | 'sealer'>;
 
-let latest: Ctx | undefined;
-const started = new Set<string>();
-
 export async function deliverWebhookEvent(ctx: Ctx, eventId: string): Promise<void> {
   const { db } = ctx;
-  const ev = await repo.findEvent(db, eventId);
+  const ev = await webhooks.findEvent(db, eventId);
   if (!ev || ev.status !== 'PENDING') return;
-  const hook = await repo.findWebhookById(db, ev.webhook_id);
+  const hook = await webhooks.findWebhookById(db, ev.webhook_id);
   if (!hook) return;
   const attempt = ev.attempts + 1;
   if (!hook.enabled) {
-    await repo.updateEventOutcome(db, ev.id, { status: 'FAILED', attempts: ev.attempts, lastStatusCode: ev.last_status_code, targetUrl: hook.target_url, nextAttemptAt: null });
+    await webhooks.updateEventOutcome(db, ev.id, { status: 'FAILED', attempts: ev.attempts, lastStatusCode: ev.last_status_code, targetUrl: hook.target_url, nextAttemptAt: null });
     return;
   }
   const secret = ctx.sealer.open(hook.secret_sealed);
@@ -28,24 +25,14 @@ export async function deliverWebhookEvent(ctx: Ctx, eventId: string): Promise<vo
     { allowPrivate: ctx.config.webhookAllowPrivateTargets, timeoutMs: retrySettings.timeoutMs });
   const { ok, gone, retryInMs: delay } = attemptOutcome(result, attempt, Date.now() - new Date(ev.created_at).getTime());
   await db.transaction(async (tx) => {
-    await repo.recordAttempt(tx, {
+    await webhooks.recordAttempt(tx, {
       eventId: ev.id, attempt, targetUrl: hook.target_url, status: result.status, body: result.body, error: result.error, durationMs: result.durationMs,
     });
     const nextAt = delay === null ? null : new Date(Date.now() + delay);
-    await repo.updateEventOutcome(tx, ev.id, {
+    await webhooks.updateEventOutcome(tx, ev.id, {
       status: ok ? 'DELIVERED' : nextAt ? 'PENDING' : 'FAILED', attempts: attempt, lastStatusCode: result.status, targetUrl: hook.target_url, nextAttemptAt: nextAt,
     });
-    if (gone) await repo.disableWebhook(tx, hook.id, 'The target answered 410 Gone');
+    if (gone) await webhooks.disableWebhook(tx, hook.id, 'The target answered 410 Gone');
     if (nextAt) await ctx.queue.enqueue(tx, 'webhooks.deliver', { eventId: ev.id }, { startAfter: nextAt });
   });
-}
-
-/** subscribes the delivery handler once per process; later calls only switch the context */
-export async function startWebhookWorkers(ctx: Ctx): Promise<void> {
-  latest = ctx;
-  if (started.has('webhooks.deliver')) return;
-  started.add('webhooks.deliver');
-  await ctx.queue.work('webhooks.deliver', async (payload) => {
-    await deliverWebhookEvent(latest!, String(payload.eventId));
-  }, { concurrency: 4 });
 }

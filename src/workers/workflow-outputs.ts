@@ -8,21 +8,18 @@
 import type { AppContext } from '../context.ts';
 import { postJson, type PostResult } from '../modules/webhooks/webhooks.http.ts';
 import { attemptOutcome, retrySettings, signatureHeaders } from '../modules/webhooks/webhooks.rules.ts';
-import * as repo from '../modules/workflows/outputs.repo.ts';
 import { attemptHeaders, headersProblem, outputUrlProblem } from '../modules/workflows/outputs.rules.ts';
+import * as outputs from '../modules/workflows/outputs.service.ts';
 import { OUTPUT_DELIVERY_TASK, openHeaders, workflowOutputSigningSecret } from '../modules/workflows/outputs.service.ts';
 
 type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'sealer' | 'services'>;
-
-let latest: Ctx | undefined;
-let started = false;
 
 /** an attempt not made: nothing was sent, and retrying cannot help */
 const refused = (error: string): PostResult => ({ status: null, body: null, retryAfter: undefined, error, refused: true, durationMs: 0 });
 
 export async function deliverWorkflowOutput(ctx: Ctx, deliveryId: string): Promise<void> {
   const { db } = ctx;
-  const d = await repo.findDelivery(db, deliveryId);
+  const d = await outputs.findDelivery(db, deliveryId);
   if (!d || d.status !== 'PENDING') return;
   const attempt = d.attempts + 1;
   const allowPrivate = ctx.config.webhookAllowPrivateTargets;
@@ -36,23 +33,13 @@ export async function deliverWorkflowOutput(ctx: Ctx, deliveryId: string): Promi
       { allowPrivate, timeoutMs: retrySettings.timeoutMs });
   const { ok, retryInMs } = attemptOutcome(result, attempt, Date.now() - new Date(d.created_at).getTime());
   await db.transaction(async (tx) => {
-    await repo.recordAttempt(tx, {
+    await outputs.recordAttempt(tx, {
       deliveryId: d.id, attempt, targetUrl: d.target_url, status: result.status, body: result.body, error: result.error, durationMs: result.durationMs,
     });
     const nextAt = retryInMs === null ? null : new Date(Date.now() + retryInMs);
-    await repo.updateOutcome(tx, d.id, {
+    await outputs.updateOutcome(tx, d.id, {
       status: ok ? 'DELIVERED' : nextAt ? 'PENDING' : 'FAILED', attempts: attempt, lastStatusCode: result.status, nextAttemptAt: nextAt,
     });
     if (nextAt) await ctx.queue.enqueue(tx, OUTPUT_DELIVERY_TASK, { deliveryId: d.id }, { startAfter: nextAt });
   });
-}
-
-/** subscribes the delivery handler once per process; later calls only switch the context */
-export async function startWorkflowOutputWorkers(ctx: Ctx): Promise<void> {
-  latest = ctx;
-  if (started) return;
-  started = true;
-  await ctx.queue.work(OUTPUT_DELIVERY_TASK, async (payload) => {
-    await deliverWorkflowOutput(latest!, String(payload.deliveryId));
-  }, { concurrency: 4 });
 }

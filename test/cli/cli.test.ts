@@ -10,7 +10,6 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
-import { streamsFor } from '../../src/modules/streams/streams.service.ts';
 import { eventually } from '../support/harness.ts';
 import { freePort } from '../support/processes.ts';
 import { berth, BERTH, cliEnv, seedShop, startCliServer, type CliServer } from './support.ts';
@@ -175,7 +174,7 @@ describe('berth client commands', () => {
       await new Promise((r) => setTimeout(r, 1500));
       await insertLog(s.t.ctx.db, null, shop.ids.worker!, 'RUNTIME', 'cut-1');
       await eventually(async () => out.includes('cut-1'), 10_000, 20);
-      await streamsFor(s.t.ctx).close(); // what a restarting API process does to its streams
+      await s.t.ctx.services.streams.close(); // what a restarting API process does to its streams
       await insertLog(s.t.ctx.db, null, shop.ids.worker!, 'RUNTIME', 'cut-2');
       await eventually(async () => out.includes('cut-2'), 10_000, 20);
       await insertLog(s.t.ctx.db, null, shop.ids.worker!, 'RUNTIME', 'cut-3');

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
 export const BERTH = new URL('../../bin/berth.mjs', import.meta.url).pathname;

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
-import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
+import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';

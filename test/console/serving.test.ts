@@ -10,7 +10,7 @@ import Fastify from 'fastify';
 import { consoleCsp, consoleRoutes } from '../../src/http/console.ts';
 
 const CONSOLE_CSP = consoleCsp();
-import type { App } from '../../src/http/app.ts';
+import type { App } from '../../src/http/app-type.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { ensureConsoleBuilt } from './browser.ts';
 

@@ -11,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
-import { startWorkflowOutputWorkers } from '../../src/workers/workflow-outputs.ts';
+import { startWorkflowOutputWorkers } from '../../src/workers/handlers.ts';
 import { eventually, seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';

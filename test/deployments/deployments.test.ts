@@ -4,8 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
-import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
+import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { serviceExamples } from '../../src/http/examples/services.ts';

@@ -2,8 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
-import { startEngineUninstallWorker } from '../../src/workers/engine-uninstall.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
+import { startEngineUninstallWorker } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
 import { eventually, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 

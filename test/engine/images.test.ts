@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildImage } from '../../src/engine/docker/build.ts';
 import { EngineFailure } from '../../src/engine/engine.ts';
-import { ensureImage, imageReference, registryAuthFor, type RegistryAuth } from '../../src/engine/docker/images.ts';
+import { ensureImage } from '../../src/engine/docker/images.ts';
+import type { RegistryAuth } from '../../src/engine/plan.ts';
+import { imageReference, registryAuthFor } from '../../src/engine/registry.ts';
 import { busyboxImage, NO_DOCKER, removeImage, startTestRegistry, TEST_LABEL, testDocker, type TestRegistry } from '../support/docker.ts';
 
 const env = await testDocker();

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { EngineFailure } from '../../src/engine/engine.ts';
-import { checkGitUrl, cloneRepository, type GitSource } from '../../src/engine/docker/source.ts';
+import { cloneRepository } from '../../src/engine/docker/source.ts';
+import { checkGitUrl, type GitSource } from '../../src/engine/git.ts';
 import { serveDirectory, startGitServer, type GitServer } from '../support/git-server.ts';
 
 const run = promisify(execFile);

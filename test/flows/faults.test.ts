@@ -20,8 +20,8 @@ import { VERSION } from '../../src/runtime.ts';
 import { testDatabase } from '../support/db.ts';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { configureWebhookRetries } from '../../src/modules/webhooks/webhooks.rules.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
-import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
+import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
 import { eventually, seedOrganization, startTestApp, testConfig, testQueue } from '../support/harness.ts';
 

@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedEnvironment, seedService } from '../support/factories.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { eventually, seedOrganization, startTestApp } from '../support/harness.ts';
 
 describe('metrics', () => {

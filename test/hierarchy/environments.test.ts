@@ -2,7 +2,7 @@
 // edit, delete with services, and clone (services copied, secrets re-sealed, state reset, hooks).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cloneHooks } from '../../src/modules/environments/environments.service.ts';
+import { createEnvironmentsService, type AfterClone } from '../../src/modules/environments/environments.service.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { seedCluster, seedService } from '../support/factories.ts';
 import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
@@ -12,6 +12,11 @@ const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 describe('environments', () => {
   let t: TestApp;
   before(async () => { t = await startTestApp(); });
+  /** the environments service as the composition root makes it, with another step after a clone */
+  const withAfterClone = (afterClone: AfterClone) => {
+    const { db, sealer, services: s } = t.ctx;
+    return createEnvironmentsService({ db, sealer, scope: s.scope, projects: s.projects, afterClone, beforeRemoval: async () => {} });
+  };
   after(async () => { await t.close(); });
 
   async function project(org: SeededOrganization, name = 'p'): Promise<string> {
@@ -139,7 +144,7 @@ describe('environments', () => {
     assert.equal(left[0]!.n, 0);
   });
 
-  test('clone copies every service (secrets re-sealed, state reset) in one go, records cloned_from_id, runs clone hooks', async () => {
+  test('clone copies every service (secrets re-sealed, state reset) in one go, records cloned_from_id, runs what follows a clone', async () => {
     const org = await seedOrganization(t);
     const pid = await project(org);
     const src = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'source', mode: 'STAGING', auto_preview: true } });
@@ -150,16 +155,12 @@ describe('environments', () => {
     await t.ctx.db.query(`update services set secrets = $2::jsonb, state = 'RUNNING', deployment_status = 'UP_TO_DATE', last_deployment_at = now(), advanced_settings = '{"hpa.cpu.average_utilization_percent": 70}'::jsonb where id = $1`,
       [w, JSON.stringify({ api_key: sealed })]);
     const calls: Array<{ from: string; to: string; map: [string, string][] }> = [];
-    const hook = async (_tx: unknown, _ctx: unknown, args: { fromEnvironmentId: string; toEnvironmentId: string; serviceIdMap: Map<string, string> }) => {
-      calls.push({ from: args.fromEnvironmentId, to: args.toEnvironmentId, map: [...args.serviceIdMap.entries()] });
-    };
-    cloneHooks.push(hook);
-    let c;
-    try {
-      c = await t.request('POST', `/environment/${src.body.id}/clone`, { token: org.token, body: { name: 'copy', mode: 'PREVIEW', expires_at: '2099-01-01T00:00:00Z' } });
-    } finally {
-      cloneHooks.splice(cloneHooks.indexOf(hook), 1);
-    }
+    // what runs after a clone gets the source, the copy and each service's copy
+    const recorded = withAfterClone(async (_tx, clone) => {
+      calls.push({ from: clone.fromEnvironmentId, to: clone.toEnvironmentId, map: [...clone.serviceIdMap.entries()] });
+    });
+    const viaService = await recorded.clone(await t.ctx.services.identity.authenticate(`Token ${org.token}`), src.body.id, { name: 'recorded' });
+    const c = await t.request('POST', `/environment/${src.body.id}/clone`, { token: org.token, body: { name: 'copy', mode: 'PREVIEW', expires_at: '2099-01-01T00:00:00Z' } });
     assert.equal(c.status, 202, c.raw);
     assert.deepEqual([c.body.name, c.body.mode, c.body.cluster_id, c.body.cloned_from_id, c.body.expires_at, c.body.auto_preview],
       ['copy', 'PREVIEW', src.body.cluster_id, src.body.id, '2099-01-01T00:00:00.000Z', true]);
@@ -173,14 +174,15 @@ describe('environments', () => {
     assert.equal(t.ctx.sealer.open(rows[0]!.secrets.api_key), 'model-key');
     assert.equal(calls.length, 1);
     assert.equal(calls[0]!.from, src.body.id);
-    assert.equal(calls[0]!.to, c.body.id);
-    assert.deepEqual(new Map(calls[0]!.map), new Map([[a, rows[1]!.id], [w, rows[0]!.id]]));
+    assert.equal(calls[0]!.to, viaService.id);
+    const copies = await t.ctx.db.query<{ id: string; name: string }>('select id, name from services where environment_id = $1 order by name', [viaService.id]);
+    assert.deepEqual(new Map(calls[0]!.map), new Map([[a, copies[1]!.id], [w, copies[0]!.id]]));
     // the source is untouched
     const srcRows = await t.ctx.db.query<{ state: string }>('select state from services where id = $1', [w]);
     assert.equal(srcRows[0]!.state, 'RUNNING');
   });
 
-  test('clone: defaults to the source mode and cluster; 400s; name clash 409; a failing hook leaves nothing behind', async () => {
+  test('clone: defaults to the source mode and cluster; 400s; name clash 409; a failing step after the clone leaves nothing behind', async () => {
     const org = await seedOrganization(t);
     const pid = await project(org);
     const src = await t.request('POST', `/project/${pid}/environment`, { token: org.token, body: { name: 'src', mode: 'PRODUCTION' } });
@@ -201,13 +203,8 @@ describe('environments', () => {
     assert.match(expectErrorBody(await clone({ name: 'x', expires_at: 'tomorrow' }), 400).message, /^expires_at/);
     assert.match(expectErrorBody(await clone({ name: 'x', expires_at: '2000-01-01T00:00:00Z' }), 400).message, /expires_at must be in the future/);
     expectErrorBody(await clone({ name: 'PLAIN' }), 409);
-    const failing = async () => { throw new Error('hook failed'); };
-    cloneHooks.push(failing);
-    try {
-      assert.equal((await clone({ name: 'half' })).status, 500);
-    } finally {
-      cloneHooks.splice(cloneHooks.indexOf(failing), 1);
-    }
+    const failing = withAfterClone(async () => { throw new Error('after clone failed'); });
+    await assert.rejects(failing.clone(await t.ctx.services.identity.authenticate(`Token ${org.token}`), src.body.id, { name: 'half' }), /after clone failed/);
     const half = await t.ctx.db.query('select id from environments where project_id = $1 and name = $2', [pid, 'half']);
     assert.equal(half.length, 0);
   });

@@ -1,8 +1,12 @@
 // Projects: CRUD, case-insensitive names, permissions, and deletion cascading to environments
-// and their services (marked deleting, removal hooks run, nothing left orphaned).
+// and their services (marked deleting, what runs before the removal sees them so, nothing left
+// orphaned).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { environmentRemovalHooks } from '../../src/modules/environments/environments.service.ts';
+import { createEnvironmentsService } from '../../src/modules/environments/environments.service.ts';
+import type { RemovedEnvironments } from '../../src/modules/environments/environments.service.ts';
+import { createProjectsService } from '../../src/modules/projects/projects.service.ts';
+import type { Queryable } from '../../src/db/db.ts';
 import { expectErrorBody, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 import { seedService } from '../support/factories.ts';
 import { hierarchyExamples } from '../../src/http/examples/hierarchy.ts';
@@ -75,7 +79,7 @@ describe('projects', () => {
     expectErrorBody(await t.request('DELETE', `/project/${UNKNOWN}`, { token: org.token }), 404);
   });
 
-  test('deleting a project deletes its environments and their services; removal hooks see them marked deleting', async () => {
+  test('deleting a project deletes its environments and their services; what runs before the removal sees them marked deleting', async () => {
     const org = await seedOrganization(t);
     const p = await t.request('POST', `/organization/${org.id}/project`, { token: org.token, body: { name: 'doomed' } });
     const e1 = await t.request('POST', `/project/${p.body.id}/environment`, { token: org.token, body: { name: 'one' } });
@@ -84,16 +88,15 @@ describe('projects', () => {
     await seedService(t, env1, 'APPLICATION');
     assert.equal((await t.request('GET', `/project/${p.body.id}`, { token: org.token })).body.associated_environments_count, 2);
     const seen: Array<{ ids: string[]; deleting: boolean[] }> = [];
-    const hook = async (tx: any, _ctx: unknown, args: { organizationId: string; environmentIds: string[] }) => {
-      const rows = await tx.query('select deleting from environments where id = any($1::uuid[])', [args.environmentIds]);
-      seen.push({ ids: [...args.environmentIds].sort(), deleting: rows.map((r: { deleting: boolean }) => r.deleting) });
+    // the composition root's wiring, with a recording step before the removal
+    const { db, sealer, services: s } = t.ctx;
+    const beforeRemoval = async (tx: Queryable, removed: RemovedEnvironments) => {
+      const rows = await tx.query<{ deleting: boolean }>('select deleting from environments where id = any($1::uuid[])', [removed.environmentIds]);
+      seen.push({ ids: [...removed.environmentIds].sort(), deleting: rows.map((r) => r.deleting) });
     };
-    environmentRemovalHooks.push(hook);
-    try {
-      assert.equal((await t.request('DELETE', `/project/${p.body.id}`, { token: org.token })).status, 204);
-    } finally {
-      environmentRemovalHooks.splice(environmentRemovalHooks.indexOf(hook), 1);
-    }
+    const environments = createEnvironmentsService({ db, sealer, scope: s.scope, projects: s.projects, afterClone: async () => {}, beforeRemoval });
+    const projects = createProjectsService({ db, organizations: s.organizations, prepareEnvironmentRemoval: (tx, o, ids) => environments.prepareRemoval(tx, o, ids) });
+    await projects.remove(await s.identity.authenticate(`Token ${org.token}`), p.body.id);
     assert.deepEqual(seen, [{ ids: [e1.body.id, e2.body.id].sort(), deleting: [true, true] }]);
     expectErrorBody(await t.request('GET', `/project/${p.body.id}`, { token: org.token }), 404);
     expectErrorBody(await t.request('GET', `/environment/${e1.body.id}`, { token: org.token }), 404);

@@ -7,7 +7,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TOOLS } from '../../src/mcp/catalog.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { eventually, seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { claudeBinary, requestText, runClaude, startLocalScriptedModel, toolResultText, type ClaudeRun, type LocalScriptedModel } from '../support/mcp-hosts.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 

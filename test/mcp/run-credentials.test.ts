@@ -15,8 +15,8 @@ import { prepareAgentRun, BERTH_TOKEN_VARIABLE, type AgentRunDeps } from '../../
 import { allowedHosts, filterLines } from '../../src/engine/agent/egress.ts';
 import type { AgentRunSpec } from '../../src/engine/agent/spec.ts';
 import { mintRunCredential } from '../../src/modules/run-credentials/run-credentials.repo.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
-import { runWorkflowAgent } from '../../src/workers/agent-runs.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
+import { runWorkflowAgent } from '../../src/modules/workflows/agent-step.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, listenOnLoopback, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
@@ -163,7 +163,7 @@ describe('a workflow run\'s berth credential', () => {
     await runWorkflowAgent({ ...t.ctx, engine }, {
       id: w.id, type: 'AGENTIC_WORKFLOW', name: 'wf', slug: 'wf', environmentId: env.id, spec: {}, advancedSettings: {},
       gitCommitId: null, imageTag: null, deploymentId: run.body.deployment_id,
-    }, async (_kind, message) => { lines.push(message); }, new AbortController().signal);
+    }, async (_kind, message) => { lines.push(message); }, new AbortController().signal, { beat: async () => false });
     assert.equal(during?.structuredContent.settings.id, ids.api, 'the credential worked while the agent ran');
     assert.ok(lines.some((l) => /berth's MCP server is offered to the agent as "berth"/.test(l)), lines.join('\n'));
     const after = await fetch(`${base}/mcp`, { method: 'POST', headers: { authorization: `Token ${handed}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

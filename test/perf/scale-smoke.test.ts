@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ScaleRun } from '../../bench/scale.ts';
+import type { ScaleRun } from '../../bench/scale-types.ts';
 
 const root = new URL('../..', import.meta.url).pathname;
 

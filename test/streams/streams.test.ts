@@ -8,8 +8,7 @@ import net, { type AddressInfo } from 'node:net';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
 import { configureStreams } from '../../src/modules/streams/sse.ts';
-import { streamsFor } from '../../src/modules/streams/streams.service.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { openStream } from '../support/sse.ts';
@@ -137,7 +136,7 @@ describe('live streams', () => {
     }
     await new Promise((r) => setTimeout(r, 1500));
     // about 20 MB was written for this stream; the server holds at most a batch of it
-    const held = streamsFor(t.ctx).bufferedBytes();
+    const held = t.ctx.services.streams.bufferedBytes();
     assert.ok(held < 2_000_000, `held ${held} bytes for a client that does not read`);
     let text = '';
     socket.setEncoding('utf8');

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import * as webhooksRepo from '../../src/modules/webhooks/webhooks.repo.ts';
-import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
+import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { eventually, seedOrganization, startTestApp, type TestApp } from '../support/harness.ts';
 
 describe('webhook delivery backlog', () => {

@@ -12,7 +12,8 @@ import { Webhook } from 'standardwebhooks';
 import { configureWebhookRetries, retrySettings } from '../../src/modules/webhooks/webhooks.rules.ts';
 import { enqueueOutputDeliveries } from '../../src/modules/workflows/outputs.service.ts';
 import type { TaskQueue } from '../../src/queue/queue.ts';
-import { deliverWorkflowOutput, startWorkflowOutputWorkers } from '../../src/workers/workflow-outputs.ts';
+import { deliverWorkflowOutput } from '../../src/workers/workflow-outputs.ts';
+import { startWorkflowOutputWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 

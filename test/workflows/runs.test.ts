@@ -8,10 +8,11 @@ import { expectErrorBody, seedOrganization, startTestApp, type SeededOrganizatio
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
 import { cancelExamples } from '../../src/http/examples/services.ts';
 import { nextOccurrence, parseCron } from '../../src/lib/cron.ts';
-import { runWorkflowScheduleTick, startWorkflowScheduleWorker } from '../../src/workers/workflow-schedule.ts';
+import { runWorkflowScheduleTick } from '../../src/workers/workflow-schedule.ts';
+import { startWorkflowScheduleWorker } from '../../src/workers/handlers.ts';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
-import { startDeploymentWorkers } from '../../src/workers/deployments.ts';
-import { startWebhookWorkers } from '../../src/workers/webhooks.ts';
+import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
+import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 
 const hookPath = (url: string) => new URL(url).pathname;
 

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tarFs from 'tar-fs';
 import { EngineFailure } from '../engine.ts';
-import { cloneRepository, redactUrls } from '../docker/source.ts';
+import { cloneRepository } from '../docker/source.ts';
+import { redactUrls } from '../../lib/net.ts';
 import type { AgentRunSpec } from './spec.ts';
 
 export const AGENT_UID = 1000;

@@ -39,11 +39,6 @@ export interface ReplicaInput {
 /** the tmpfs a read-only container writes to: sticky and writable by every user, like /tmp */
 export const WRITABLE_TMP = { '/tmp': 'rw,nosuid,nodev,exec,mode=1777' };
 
-/** the address Docker binds a published port to: INGRESS_HOST, without IPv6 brackets */
-export function publishAddress(ingressHost: string): string {
-  return ingressHost.replace(/^\[(.*)\]$/, '$1');
-}
-
 /** why file variables cannot reach a read-only container: Docker writes them into its root filesystem before it starts */
 export function readOnlyFilesRefused(files: ReadonlyArray<{ path: string }>): string {
   return `security.read_only_root_filesystem is on, and Docker cannot write file variables (${files.map((f) => f.path).join(', ')}) into a read-only root filesystem: turn the setting off, or pass these values as environment variables`;

@@ -12,7 +12,6 @@ import type { AgentRunSpec, BuildResult, DriverService, EngineDriver, IngressSet
 import { EngineFailure } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { buildImage } from './build.ts';
-import { publishAddress } from './containers.ts';
 import { databaseContainer } from './databases.ts';
 import { ensureImage } from './images.ts';
 import { runJobToCompletion } from './jobs.ts';
@@ -23,10 +22,11 @@ import { terminate, terminationOf } from './termination.ts';
 import { rollout, switchIngress, type IngressLike } from './rollout.ts';
 import { applyIngressSettings, ingressWithSettings } from './ingress-settings.ts';
 import { replicasForDeploy } from './autoscale.ts';
-import { cloneRepository, redactUrls } from './source.ts';
+import { cloneRepository } from './source.ts';
 import { waitReady } from './health.ts';
 import { ensureEnvironmentNetwork } from './networks.ts';
 import { runAgent } from '../agent/runner.ts';
+import { publishAddress, redactUrls } from '../../lib/net.ts';
 
 /** why links do not answer on a docker engine without its ingress proxy */
 export const NO_INGRESS = 'public URLs are unavailable: haproxy, the ingress proxy, is not installed on the berth host (install haproxy, or set HAPROXY_BIN)';

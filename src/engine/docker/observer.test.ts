@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
-import { isoOfMicros, microsOf, sinceOf } from './log-time.ts';
+import { isoOfMicros, microsOf, sinceOf } from '../log-time.ts';
 import { observeDocker, type ObserverHandlers, type ResumePoint } from './observer.ts';
 
 // b, c and d share a microsecond; the daemon stamps nanoseconds

@@ -3,7 +3,7 @@
 // do with an event is the caller's (src/workers/engine-observer.ts), which owns the database.
 import type Docker from 'dockerode';
 import { PassThrough, type Readable } from 'node:stream';
-import { microsOf, sinceOf } from './log-time.ts';
+import { microsOf, sinceOf } from '../log-time.ts';
 import { labelFilter } from './naming.ts';
 
 export interface ContainerEvent {

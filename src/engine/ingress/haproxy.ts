@@ -19,7 +19,8 @@ import {
   NotRunning, checkConfig, checkSocketPath, findHaproxy, ingressPaths, lockIngress, portFree, portTaken, probe, reloadHaproxy, runningPid, runtime,
   saveRoutes, savedRoutes, startHaproxy, stopIngress, writeConfig,
 } from './haproxy-process.ts';
-import { IngressInputError, checkRoute, checkRouteId, listenAddress, proxyAddress, type RouteSpec } from './routes.ts';
+import { IngressInputError } from './errors.ts';
+import { checkRoute, checkRouteId, listenAddress, proxyAddress, type RouteSpec } from './routes.ts';
 import { DEFAULT_ROUTE_SETTINGS, checkSettings, type RouteSettings } from './settings.ts';
 
 export { findHaproxy, stopIngress, IngressInputError };

@@ -3,6 +3,7 @@
 // only ever routes DNS names below INGRESS_DOMAIN to loopback ports berth's containers publish (or,
 // on the swarm engine, to host-mode ports on the Swarm's nodes).
 
+import { IngressInputError } from './errors.ts';
 import type { RouteSettings } from './settings.ts';
 
 /** a route: its hosts, its upstreams, and its settings (absent: keep the route's, or the defaults for a new one) */
@@ -11,10 +12,6 @@ export interface RouteSpec { id: string; hosts: string[]; upstreams: string[]; s
 const ROUTE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const UPSTREAM = /^((?:[0-9]{1,3}\.){3}[0-9]{1,3}):([0-9]{1,5})$/;
-
-export class IngressInputError extends Error {
-  override name = 'IngressInputError';
-}
 
 /** a DNS name made of lower-case labels; with a domain, strictly below it */
 export function checkHost(host: string, domain?: string): string {

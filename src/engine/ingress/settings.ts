@@ -6,7 +6,7 @@
 // written, but routes.json and direct callers reach the proxy too. Notes say what could not be
 // applied; they never contain a password hash or a login.
 import { parseCidr } from '../../lib/cidr.ts';
-import { IngressInputError } from './routes.ts';
+import { IngressInputError } from './errors.ts';
 
 export interface RouteSettings {
   /** client CIDRs let through; null = everyone, [] = nobody (a list with no valid entry) */

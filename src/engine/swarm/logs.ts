@@ -5,7 +5,7 @@
 import type Docker from 'dockerode';
 import { PassThrough, type Readable } from 'node:stream';
 import { createInterface } from 'node:readline';
-import { microsOf, sinceOf } from '../docker/log-time.ts';
+import { microsOf, sinceOf } from '../log-time.ts';
 
 export interface TaskLine { taskId: string; micros: bigint; text: string }
 

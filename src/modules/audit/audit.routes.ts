@@ -1,6 +1,6 @@
 // HTTP route of the organization audit log (the public API's getOrganizationEvents).
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { idParams } from '../../http/schemas.ts';
 import { EventsQuery, OrganizationEventList } from './audit.schemas.ts';
 

@@ -1,11 +1,12 @@
 // The organization audit log, read side: ADMIN and above list the events of their organization,
 // newest first, filtered, in pages joined by cursor tokens (links.next / links.previous) as the
 // public API's getOrganizationEvents does. Events are written by audit.hook.ts.
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { badRequest } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './audit.repo.ts';
+import type { TargetType } from './audit.rules.ts';
 
 export interface EventsQuery {
   pageSize?: number; continueToken?: string; stepBackToken?: string; fromTimestamp?: string; toTimestamp?: string;
@@ -40,6 +41,25 @@ export function parseTimestamp(value: string | undefined, name: string): Date | 
   }
   if (!Number.isFinite(ms)) throw badRequest(`${name} must be an ISO 8601 date-time or an epoch number; got "${value}"`);
   return new Date(ms);
+}
+
+/** an event git caused (a push's deployment, a pull request's preview): origin GIT, principal the organization */
+export interface GitEvent {
+  eventType: string; targetType: TargetType; targetId: string; subTargetType: string | null; change: string;
+  triggeredBy: string; organizationId: string; userAgent: string | null; requestId: string;
+}
+
+/**
+ * For other modules: writes a git event in the caller's transaction, the target's facts (its
+ * organization, name, project and environment) read now; nothing when the target is gone.
+ */
+export async function recordGitEvent(tx: Queryable, e: GitEvent): Promise<void> {
+  const facts = await repo.resolveTarget(tx, e.targetType, e.targetId);
+  if (!facts) return;
+  await repo.insertEvents(tx, [{
+    ...facts, event_type: e.eventType, target_type: e.targetType, sub_target_type: e.subTargetType, origin: 'GIT', triggered_by: e.triggeredBy,
+    change: e.change, principal_kind: 'git', principal_id: e.organizationId, user_agent: e.userAgent, request_id: e.requestId,
+  }]);
 }
 
 export function createAuditService(deps: { db: Db; organizations: OrganizationsService }): AuditService {

@@ -28,6 +28,17 @@ function toCluster(r: ClusterRow): Cluster {
   };
 }
 
+/** whether the cluster is one of the organization's */
+export async function clusterOfOrganization(db: Queryable, organizationId: string, clusterId: string): Promise<boolean> {
+  return (await db.query('select 1 from clusters where id = $1 and organization_id = $2', [clusterId, organizationId])).length > 0;
+}
+
+/** the organization's default cluster, if any */
+export async function defaultClusterId(db: Queryable, organizationId: string): Promise<string | null> {
+  const rows = await db.query<{ id: string }>('select id from clusters where organization_id = $1 and is_default', [organizationId]);
+  return rows[0]?.id ?? null;
+}
+
 export async function findCluster(db: Queryable, organizationId: string, id: string): Promise<Cluster | null> {
   const rows = await db.query<ClusterRow>(`select ${COLUMNS} from clusters where id = $1 and organization_id = $2`, [id, organizationId]);
   return rows[0] ? toCluster(rows[0]) : null;

@@ -5,7 +5,7 @@ import type { Db } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
-import type { EngineNode } from '../../engine/engine.ts';
+import type { EngineNode } from '../../engine/index.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './clusters.repo.ts';
 import type { Cluster, ClusterRequest, ClusterStatus } from './clusters.schemas.ts';
@@ -30,6 +30,13 @@ function toStatus(c: Cluster): ClusterStatus {
 function checkNodes(min: number, max: number): void {
   if (min > max) throw badRequest('max_running_nodes must be at least min_running_nodes');
 }
+
+// For other modules (environments, deployment rules), often inside their own transaction; never
+// through clusters.repo.ts.
+/** whether the cluster is one of the organization's */
+export const clusterOfOrganization = repo.clusterOfOrganization;
+/** the organization's default cluster, if any */
+export const defaultClusterId = repo.defaultClusterId;
 
 export function createClustersService(deps: { db: Db; organizations: OrganizationsService; engine?: { nodes(): Promise<EngineNode[] | undefined> } }): ClustersService {
   const { db, organizations } = deps;

@@ -1,6 +1,6 @@
 // HTTP routes of deployment rules (project rules and the environment's rule).
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
 import {

@@ -2,14 +2,15 @@
 // whose wildcard matches a new environment's name gives it its mode and cluster (when the request
 // names none) and its start/stop schedule. Each environment has one rule of its own (read and
 // edited by id; created with the environment). ADMIN manages, VIEWER reads.
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
+import { clusterOfOrganization } from '../clusters/clusters.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './deployment-rules.repo.ts';
-import { checkPriorityOrder, validateSchedule, type Schedule, type ScheduleInput } from './deployment-rules.rules.ts';
+import { checkPriorityOrder, DEFAULT_SCHEDULE, firstMatchingRule, validateSchedule, type Schedule, type ScheduleInput } from './deployment-rules.rules.ts';
 import type { EnvironmentDeploymentRule, EnvironmentDeploymentRuleRequest, ProjectDeploymentRule, ProjectDeploymentRuleRequest } from './deployment-rules.schemas.ts';
 
 type RuleList = { results: ProjectDeploymentRule[]; pagination: PageInfo };
@@ -31,13 +32,29 @@ function schedule(input: ScheduleInput): Schedule {
   return checked.value;
 }
 
+// For other modules: the environments module gives a new environment its rule (from the project
+// rule its name matches) and a clone its source's, inside its own transaction; never through
+// deployment-rules.repo.ts.
+
+/** the first of the project's rules (by priority) whose wildcard matches the environment's name */
+export async function matchingProjectRule(tx: Queryable, projectId: string, environmentName: string): Promise<repo.StoredProjectRule | undefined> {
+  return firstMatchingRule(await repo.listStoredProjectRules(tx, projectId), environmentName);
+}
+
+/** a new environment's rule: the matching project rule's schedule and auto_stop, or the defaults */
+export async function insertNewEnvironmentRule(tx: Queryable, environmentId: string, rule: repo.StoredProjectRule | undefined): Promise<void> {
+  await repo.insertEnvironmentRule(tx, environmentId, rule?.schedule ?? DEFAULT_SCHEDULE, rule?.auto_stop ?? false, false);
+}
+
+/** a clone takes its source's rule (or the defaults when the source has none) */
+export const copyEnvironmentRule = repo.copyEnvironmentRule;
+
 export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsService; scope: ScopeService }): DeploymentRulesService {
   const { db, projects, scope } = deps;
 
   async function values(organizationId: string, body: ProjectDeploymentRuleRequest, current?: ProjectDeploymentRule): Promise<repo.ProjectRuleValues> {
     const s = schedule(body);
-    const cluster = await db.query('select 1 from clusters where id = $1 and organization_id = $2', [body.cluster_id, organizationId]);
-    if (cluster.length === 0) throw badRequest('cluster_id does not name a cluster of this organization');
+    if (!(await clusterOfOrganization(db, organizationId, body.cluster_id))) throw badRequest('cluster_id does not name a cluster of this organization');
     return {
       name: body.name, description: body.description === undefined ? (current?.description ?? null) : body.description,
       mode: body.mode, clusterId: body.cluster_id, schedule: s, autoStop: body.auto_stop ?? current?.auto_stop ?? false,

@@ -1,23 +1,25 @@
 // Transitions of a deployment that touch several things at once, always inside the caller's
 // transaction: start (status, service state, DEPLOYMENT_STARTED) and settle (final status,
-// service status columns, the event, the settled hooks, and waking the next deployment of the
+// service status columns, the event, what other modules do with a settled deployment —
+// `onSettled`, wired by the composition root — and waking the next deployment of the
 // environment's queue).
 import { bumpCounter } from '../../db/counters.ts';
 import type { Queryable } from '../../db/db.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
 import * as repo from './deployments.repo.ts';
 import {
   STABLE_STATES, serviceIdKey, settledEvent, type DeploymentRecord,
 } from './deployments.rules.ts';
 
-/** in-process hooks run inside the transaction that settles a deployment (final status) */
-export const deploymentSettledHooks: Array<(tx: Queryable, d: DeploymentRecord) => Promise<void>> = [];
-
 /** abort controllers of the deployments running in this process (a cancel aborts the step) */
 export const runningControllers = new Map<string, AbortController>();
 
-export interface LifecycleDeps { queue: TaskQueue }
+export interface LifecycleDeps {
+  queue: TaskQueue;
+  /** what other modules do with a settled deployment (a workflow run's outcome, a cron job's schedule), inside the settling transaction */
+  onSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
+}
 
 function eventPayload(d: repo.DeploymentRow, status: string, message: string | null): Record<string, unknown> {
   return {
@@ -69,7 +71,7 @@ export async function settle(tx: Queryable, deps: LifecycleDeps, d: repo.Deploym
   } else await repo.setServiceState(tx, d.service_id, 'ERROR');
   await emitFor(tx, deps, d, settledEvent(status), status, message);
   const record = repo.toRecord((await repo.findDeployment(tx, d.id))!);
-  for (const hook of deploymentSettledHooks) await hook(tx, record);
+  await deps.onSettled(tx, record);
   if (wasHead) await wakeQueue(tx, deps, d.environment_id);
   return record;
 }

@@ -2,9 +2,8 @@
 // (metric_counters, bumped where the outcome is recorded, so they survive the deletion of the
 // rows they count), plus the current webhook events by status (a gauge). Read from the database
 // at scrape time, so every process reports the same cluster-wide figures.
-import type { AppContext } from '../../context.ts';
 import { readCounters } from '../../db/counters.ts';
-import { metricsCollectors } from '../../http/metrics.ts';
+import type { Db } from '../../db/db.ts';
 
 const COUNTERS: Array<{ name: string; help: string }> = [
   { name: 'berth_deployments_total', help: 'Finished deployments by action and final status' },
@@ -16,7 +15,8 @@ function labelText(labels: Record<string, string>): string {
   return Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',');
 }
 
-async function collect(ctx: AppContext): Promise<string> {
+/** the deployments and webhook deliveries collector for GET /metrics (src/http/metrics.ts) */
+export async function collectDeploymentMetrics(ctx: { db: Db }): Promise<string> {
   const lines: string[] = [];
   for (const c of COUNTERS) {
     lines.push(`# HELP ${c.name} ${c.help}`, `# TYPE ${c.name} counter`);
@@ -29,4 +29,3 @@ async function collect(ctx: AppContext): Promise<string> {
   return lines.join('\n');
 }
 
-metricsCollectors.push(collect);

@@ -81,6 +81,11 @@ export async function insertDeployment(tx: Queryable, d: {
   return rows[0]!.id;
 }
 
+/** locks every deployment of the environments (in id order) */
+export async function lockEnvironmentsDeployments(tx: Queryable, environmentIds: string[]): Promise<void> {
+  await tx.query('select id from deployments where environment_id = any($1::uuid[]) order by id for update', [environmentIds]);
+}
+
 export async function findDeployment(db: Queryable, id: string): Promise<DeploymentRow | null> {
   const rows = await db.query<DeploymentRow>(`select ${COLUMNS} ${FROM} where d.id = $1`, [id]);
   return rows[0] ?? null;

@@ -1,9 +1,13 @@
 // HTTP routes of deployments: the actions of applications, containers, databases, jobs and
 // environments (202 with the deployment record), the queue and histories, one deployment,
 // service and deployment logs, and the rendered Kubernetes manifests of a service.
+// Every route is written with its public path and operationId; the routes of the four service
+// types share one function per action (serviceAction, history, serviceLog, manifest), which gives
+// the route its schema and handler.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { PageQuery, idParams, optionalBody } from '../../http/schemas.ts';
 import type { DeploymentAction } from './deployments.rules.ts';
@@ -15,22 +19,13 @@ import {
 } from './deployments.schemas.ts';
 import { renderServiceManifests } from './manifests.ts';
 
-interface Family { path: string; param: string; type: string; label: string; op: string; tag: string; deployBody: TSchema; restart: boolean }
+/** a service type as its routes see it: the path parameter of its id, services.type, 404 label, OpenAPI tag */
+interface Family { param: string; type: string; label: string; tag: string }
 
-const FAMILIES: Family[] = [
-  { path: 'application', param: 'applicationId', type: 'APPLICATION', label: 'Application', op: 'Application', tag: 'Applications', deployBody: ApplicationDeployRequest, restart: true },
-  { path: 'container', param: 'containerId', type: 'CONTAINER', label: 'Container', op: 'Container', tag: 'Containers', deployBody: ContainerDeployRequest, restart: true },
-  { path: 'database', param: 'databaseId', type: 'DATABASE', label: 'Database', op: 'Database', tag: 'Databases', deployBody: EmptyRequest, restart: true },
-  { path: 'job', param: 'jobId', type: 'JOB', label: 'Job', op: 'Job', tag: 'Jobs', deployBody: JobDeployRequest, restart: false },
-];
-
-const ACTIONS: Array<{ segment: string; action: DeploymentAction; verb: string }> = [
-  { segment: 'deploy', action: 'DEPLOY', verb: 'deploy' },
-  { segment: 'redeploy', action: 'REDEPLOY', verb: 'redeploy' },
-  { segment: 'stop', action: 'STOP', verb: 'stop' },
-  { segment: 'restart-service', action: 'RESTART', verb: 'reboot' },
-  { segment: 'uninstall', action: 'UNINSTALL', verb: 'uninstall' },
-];
+const APPLICATION: Family = { param: 'applicationId', type: 'APPLICATION', label: 'Application', tag: 'Applications' };
+const CONTAINER: Family = { param: 'containerId', type: 'CONTAINER', label: 'Container', tag: 'Containers' };
+const DATABASE: Family = { param: 'databaseId', type: 'DATABASE', label: 'Database', tag: 'Databases' };
+const JOB: Family = { param: 'jobId', type: 'JOB', label: 'Job', tag: 'Jobs' };
 
 export { optionalBody };
 
@@ -44,56 +39,107 @@ function withPageMembers<T extends { pagination: { page: number; page_size: numb
   return { ...list, page: list.pagination.page, page_size: list.pagination.page_size };
 }
 
+/** the schema and handler of each kind of per-service route (the routes below give path and operationId) */
+function serviceRouteKinds(ctx: AppContext) {
+  const svc = ctx.services.deployments;
+  const idOf = (req: FastifyRequest, f: Family) => (req.params as Record<string, string>)[f.param]!;
+  return {
+    /** POST /<type>/{id}/deploy|redeploy|stop|restart-service|uninstall: 202 with the deployment record */
+    serviceAction: (f: Family, action: DeploymentAction, operationId: string, body: TSchema = EmptyRequest) => ({
+      preValidation: optionalBody,
+      schema: {
+        tags: [f.tag], operationId, summary: `Queue a ${action} of the ${f.label.toLowerCase()} (202 with the deployment record)`,
+        params: idParams(f.param), body, response: { 202: Deployment },
+      },
+      handler: async (req: FastifyRequest, reply: FastifyReply) => reply.code(202).send(
+        await svc.act(req.principal, idOf(req, f), f.type, f.label, action, (req.body ?? {}) as { git_commit_id?: string | null; image_tag?: string | null })),
+    }),
+    /** GET /<type>/{id}/deploymentHistory and …/deploymentHistoryV2 (the same list) */
+    history: (f: Family, operationId: string, version: '' | 'V2') => ({
+      schema: {
+        tags: [f.tag], operationId, params: idParams(f.param), querystring: HistoryQuery, response: { 200: DeploymentHistoryList },
+        summary: `The ${f.label.toLowerCase()}'s deployments, newest first (20 a page by default)${version ? '' : '; the same list as deploymentHistoryV2'}`,
+      },
+      handler: async (req: FastifyRequest) => withPageMembers(await svc.history(req.principal, idOf(req, f), f.type, f.label, historyPage(req.query))),
+    }),
+    /** GET /<type>/{id}/log */
+    serviceLog: (f: Family, operationId: string) => ({
+      schema: { tags: [f.tag], operationId, summary: 'The last lines of the build, deployment and runtime logs', params: idParams(f.param), querystring: ServiceLogQuery, response: { 200: ServiceLogList } },
+      handler: async (req: FastifyRequest) => svc.serviceLogs(req.principal, idOf(req, f), f.type, f.label, (req.query as { tail?: number }).tail ?? 1000),
+    }),
+    /** GET /<type>/{id}/manifest */
+    manifest: (f: Family, operationId: string) => ({
+      schema: { tags: [f.tag], operationId, summary: 'The Kubernetes objects a real engine would apply (JSON, or YAML with ?format=yaml)', params: idParams(f.param), querystring: ManifestQuery, response: { 200: ManifestList } },
+      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        const objects = await renderServiceManifests({ db: ctx.db, sealer: ctx.sealer, scope: ctx.services.scope }, req.principal, idOf(req, f), f.type, f.label);
+        if ((req.query as { format?: string }).format === 'yaml') {
+          // the YAML writer is loaded on the first YAML manifest asked for (idle memory, issue 15)
+          const { toYaml } = await import('../../engine/index.ts');
+          return reply.type('application/yaml').serializer((v: unknown) => v as string).send(toYaml(objects) as never);
+        }
+        return { results: objects };
+      },
+    }),
+  };
+}
+
 export function deploymentRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.deployments;
+  const { serviceAction, history, serviceLog, manifest } = serviceRouteKinds(ctx);
 
-  for (const f of FAMILIES) {
-    const params = idParams(f.param);
-    const tags = [f.tag];
-    const id = (req: { params: unknown }) => (req.params as Record<string, string>)[f.param]!;
-    for (const a of ACTIONS) {
-      if (a.action === 'RESTART' && !f.restart) continue;
-      app.post(`/${f.path}/:${f.param}/${a.segment}`, {
-        preValidation: optionalBody,
-        schema: {
-          tags, operationId: `${a.verb}${f.op}`, summary: `Queue a ${a.action} of the ${f.label.toLowerCase()} (202 with the deployment record)`,
-          params, body: a.action === 'DEPLOY' ? f.deployBody : EmptyRequest, response: { 202: Deployment },
-        },
-      }, async (req, reply) => reply.code(202).send(
-        await svc.act(req.principal, id(req), f.type, f.label, a.action, (req.body ?? {}) as { git_commit_id?: string | null; image_tag?: string | null })));
-    }
-    for (const version of ['', 'V2']) {
-      app.get(`/${f.path}/:${f.param}/deploymentHistory${version}`, {
-        schema: {
-          tags, operationId: `list${f.op}DeploymentHistory${version}`, params, querystring: HistoryQuery, response: { 200: DeploymentHistoryList },
-          summary: `The ${f.label.toLowerCase()}'s deployments, newest first (20 a page by default)${version ? '' : '; the same list as deploymentHistoryV2'}`,
-        },
-      }, async (req) => withPageMembers(await svc.history(req.principal, id(req), f.type, f.label, historyPage(req.query))));
-    }
-    app.get(`/${f.path}/:${f.param}/log`, {
-      schema: { tags, operationId: `list${f.op}Log`, summary: 'The last lines of the build, deployment and runtime logs', params, querystring: ServiceLogQuery, response: { 200: ServiceLogList } },
-    }, async (req) => svc.serviceLogs(req.principal, id(req), f.type, f.label, (req.query as { tail?: number }).tail ?? 1000));
-    app.get(`/${f.path}/:${f.param}/manifest`, {
-      schema: { tags, operationId: `get${f.op}Manifest`, summary: 'The Kubernetes objects a real engine would apply (JSON, or YAML with ?format=yaml)', params, querystring: ManifestQuery, response: { 200: ManifestList } },
-    }, async (req, reply) => {
-      const objects = await renderServiceManifests(ctx, req.principal, id(req), f.type, f.label);
-      if ((req.query as { format?: string }).format === 'yaml') {
-        // the YAML writer is loaded on the first YAML manifest asked for (idle memory, issue 15)
-        const { toYaml } = await import('../../engine/yaml.ts');
-        return reply.type('application/yaml').serializer((v: unknown) => v as string).send(toYaml(objects) as never);
-      }
-      return { results: objects };
-    });
-  }
+  app.post('/application/:applicationId/deploy', serviceAction(APPLICATION, 'DEPLOY', 'deployApplication', ApplicationDeployRequest));
+  app.post('/application/:applicationId/redeploy', serviceAction(APPLICATION, 'REDEPLOY', 'redeployApplication'));
+  app.post('/application/:applicationId/stop', serviceAction(APPLICATION, 'STOP', 'stopApplication'));
+  app.post('/application/:applicationId/restart-service', serviceAction(APPLICATION, 'RESTART', 'rebootApplication'));
+  app.post('/application/:applicationId/uninstall', serviceAction(APPLICATION, 'UNINSTALL', 'uninstallApplication'));
+  app.get('/application/:applicationId/deploymentHistory', history(APPLICATION, 'listApplicationDeploymentHistory', ''));
+  app.get('/application/:applicationId/deploymentHistoryV2', history(APPLICATION, 'listApplicationDeploymentHistoryV2', 'V2'));
+  app.get('/application/:applicationId/log', serviceLog(APPLICATION, 'listApplicationLog'));
+  app.get('/application/:applicationId/manifest', manifest(APPLICATION, 'getApplicationManifest'));
+
+  app.post('/container/:containerId/deploy', serviceAction(CONTAINER, 'DEPLOY', 'deployContainer', ContainerDeployRequest));
+  app.post('/container/:containerId/redeploy', serviceAction(CONTAINER, 'REDEPLOY', 'redeployContainer'));
+  app.post('/container/:containerId/stop', serviceAction(CONTAINER, 'STOP', 'stopContainer'));
+  app.post('/container/:containerId/restart-service', serviceAction(CONTAINER, 'RESTART', 'rebootContainer'));
+  app.post('/container/:containerId/uninstall', serviceAction(CONTAINER, 'UNINSTALL', 'uninstallContainer'));
+  app.get('/container/:containerId/deploymentHistory', history(CONTAINER, 'listContainerDeploymentHistory', ''));
+  app.get('/container/:containerId/deploymentHistoryV2', history(CONTAINER, 'listContainerDeploymentHistoryV2', 'V2'));
+  app.get('/container/:containerId/log', serviceLog(CONTAINER, 'listContainerLog'));
+  app.get('/container/:containerId/manifest', manifest(CONTAINER, 'getContainerManifest'));
+
+  app.post('/database/:databaseId/deploy', serviceAction(DATABASE, 'DEPLOY', 'deployDatabase'));
+  app.post('/database/:databaseId/redeploy', serviceAction(DATABASE, 'REDEPLOY', 'redeployDatabase'));
+  app.post('/database/:databaseId/stop', serviceAction(DATABASE, 'STOP', 'stopDatabase'));
+  app.post('/database/:databaseId/restart-service', serviceAction(DATABASE, 'RESTART', 'rebootDatabase'));
+  app.post('/database/:databaseId/uninstall', serviceAction(DATABASE, 'UNINSTALL', 'uninstallDatabase'));
+  app.get('/database/:databaseId/deploymentHistory', history(DATABASE, 'listDatabaseDeploymentHistory', ''));
+  app.get('/database/:databaseId/deploymentHistoryV2', history(DATABASE, 'listDatabaseDeploymentHistoryV2', 'V2'));
+  app.get('/database/:databaseId/log', serviceLog(DATABASE, 'listDatabaseLog'));
+  app.get('/database/:databaseId/manifest', manifest(DATABASE, 'getDatabaseManifest'));
+
+  // a job has no restart (it runs to completion)
+  app.post('/job/:jobId/deploy', serviceAction(JOB, 'DEPLOY', 'deployJob', JobDeployRequest));
+  app.post('/job/:jobId/redeploy', serviceAction(JOB, 'REDEPLOY', 'redeployJob'));
+  app.post('/job/:jobId/stop', serviceAction(JOB, 'STOP', 'stopJob'));
+  app.post('/job/:jobId/uninstall', serviceAction(JOB, 'UNINSTALL', 'uninstallJob'));
+  app.get('/job/:jobId/deploymentHistory', history(JOB, 'listJobDeploymentHistory', ''));
+  app.get('/job/:jobId/deploymentHistoryV2', history(JOB, 'listJobDeploymentHistoryV2', 'V2'));
+  app.get('/job/:jobId/log', serviceLog(JOB, 'listJobLog'));
+  app.get('/job/:jobId/manifest', manifest(JOB, 'getJobManifest'));
 
   const envParams = idParams('environmentId');
   const envTags = ['Environments'];
-  for (const a of ACTIONS.filter((x) => x.action !== 'RESTART')) {
-    app.post(`/environment/:environmentId/${a.segment}`, {
-      preValidation: optionalBody,
-      schema: { tags: envTags, operationId: `${a.verb}Environment`, summary: `Queue a ${a.action} of every service of the environment`, params: envParams, body: EmptyRequest, response: { 202: EnvironmentActionResult } },
-    }, async (req, reply) => reply.code(202).send(await svc.actOnEnvironment(req.principal, req.params.environmentId, a.action)));
-  }
+  /** POST /environment/{id}/deploy|redeploy|stop|uninstall: every service of the environment */
+  const environmentAction = (action: DeploymentAction, operationId: string) => ({
+    preValidation: optionalBody,
+    schema: { tags: envTags, operationId, summary: `Queue a ${action} of every service of the environment`, params: envParams, body: EmptyRequest, response: { 202: EnvironmentActionResult } },
+    handler: async (req: FastifyRequest, reply: FastifyReply) => reply.code(202).send(
+      await svc.actOnEnvironment(req.principal, (req.params as { environmentId: string }).environmentId, action)),
+  });
+  app.post('/environment/:environmentId/deploy', environmentAction('DEPLOY', 'deployEnvironment'));
+  app.post('/environment/:environmentId/redeploy', environmentAction('REDEPLOY', 'redeployEnvironment'));
+  app.post('/environment/:environmentId/stop', environmentAction('STOP', 'stopEnvironment'));
+  app.post('/environment/:environmentId/uninstall', environmentAction('UNINSTALL', 'uninstallEnvironment'));
   app.post('/environment/:environmentId/cancelDeployment', {
     preValidation: optionalBody,
     schema: { tags: envTags, operationId: 'cancelEnvironmentDeployment', params: envParams, body: CancelRequest, response: { 202: EnvironmentActionResult } },

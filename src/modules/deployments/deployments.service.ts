@@ -2,8 +2,6 @@
 // uninstall, cancel) recorded as deployment rows and run by the worker one at a time per
 // environment; listing (queue, history, one record) and logs. `request` is the entry point other
 // modules call inside their own transaction (e.g. agentic workflow runs).
-import './deployments.metrics.ts';
-import { registerEngineUninstallOnRemoval } from './uninstall-on-removal.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
@@ -14,11 +12,10 @@ import type { Principal } from '../access/principal.ts';
 import { displayName } from '../access/principal.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './deployments.repo.ts';
-import { runningControllers, settle } from './deployments.lifecycle.ts';
+import { runningControllers, settle, type LifecycleDeps } from './deployments.lifecycle.ts';
 import { QUEUED_STATE, STABLE_STATES, type DeploymentAction, type DeploymentRecord, type SourceBaseline } from './deployments.rules.ts';
 import { durationSeconds, environmentDeploymentStatus, environmentState, groupStatuses, type LastDeployment, type StatusGroups } from './environment-status.rules.ts';
 
-export { deploymentSettledHooks } from './deployments.lifecycle.ts';
 export type { DeploymentAction, DeploymentRecord } from './deployments.rules.ts';
 
 export interface RequestInput {
@@ -52,6 +49,8 @@ export interface LogLine { id: string; created_at: string; message: string; kind
 export interface DeploymentsService {
   /** inserts a QUEUED deployment and enqueues its task, in the caller's transaction (no authorization here) */
   request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord>;
+  /** what settling a deployment needs (the queue, and what other modules do with a settled one), for the runner */
+  readonly lifecycle: LifecycleDeps;
   /** what the service runs from git (its deployments' commits), for deploy on push's baseline */
   sourceBaseline(db: Queryable, serviceId: string): Promise<SourceBaseline>;
   act(p: Principal, serviceId: string, type: string, label: string, action: DeploymentAction, body?: { git_commit_id?: string | null; image_tag?: string | null }): Promise<DeploymentRecord>;
@@ -73,9 +72,39 @@ export function toLine(r: repo.LogRow): LogLine {
   return { id: String(r.id), created_at: isoRequired(r.created_at), message: r.message, kind: r.kind, deployment_id: r.deployment_id, service_id: r.service_id };
 }
 
-export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope: ScopeService }): DeploymentsService {
-  registerEngineUninstallOnRemoval();
+// For other modules: what they read or write of the deployments module's tables (deployments,
+// deployment_logs) outside a principal's request, often inside their own transaction. They call
+// these, never deployments.repo.ts.
+export type { LogRow, ServiceRow } from './deployments.repo.ts';
+
+/** one deployment's record (no authorization), or null */
+export async function findDeploymentRecord(db: Queryable, deploymentId: string): Promise<DeploymentRecord | null> {
+  const row = await repo.findDeployment(db, deploymentId);
+  return row ? repo.toRecord(row) : null;
+}
+
+/** a page of one deployment's log lines (the newest `limit` when `tail`), oldest first, with the total */
+export const deploymentLogRows = repo.deploymentLogs;
+
+/** a service with what a run of it needs (spec, settings, its project and environment), or null */
+export const findDeployableService = repo.findService;
+
+/** the image the service's last successful deployment ran (built from git), if any */
+export const lastDeployedImage = repo.lastDeployedImage;
+
+/** locks every deployment of the environments (in id order), in the caller's transaction (an environment removal) */
+export const lockEnvironmentsDeployments = repo.lockEnvironmentsDeployments;
+
+/** a line in a service's log (under `deploymentId` when given) */
+export const insertServiceLog = repo.insertLog;
+
+export function createDeploymentsService(deps: {
+  db: Db; queue: TaskQueue; scope: ScopeService;
+  /** what other modules do with a settled deployment, inside the settling transaction */
+  onSettled: LifecycleDeps['onSettled'];
+}): DeploymentsService {
   const { db, queue, scope } = deps;
+  const lifecycle: LifecycleDeps = { queue, onSettled: deps.onSettled };
 
   async function request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord> {
     const svc = await repo.findService(tx, input.serviceId);
@@ -99,7 +128,7 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
   }
 
   async function cancelIn(tx: Queryable, d: repo.DeploymentRow): Promise<DeploymentRecord> {
-    if (d.status === 'QUEUED') return settle(tx, { queue }, d, 'CANCELED', 'Canceled before it started');
+    if (d.status === 'QUEUED') return settle(tx, lifecycle, d, 'CANCELED', 'Canceled before it started');
     await repo.requestCancel(tx, d.id);
     return repo.toRecord((await repo.findDeployment(tx, d.id))!);
   }
@@ -134,6 +163,7 @@ export function createDeploymentsService(deps: { db: Db; queue: TaskQueue; scope
 
   return {
     request,
+    lifecycle,
     sourceBaseline: (tx, serviceId) => repo.sourceBaseline(tx, serviceId),
     async environmentStatus(p, environmentId) {
       await scope.environment(p, environmentId, 'read');

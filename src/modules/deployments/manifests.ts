@@ -1,15 +1,16 @@
 // The manifest endpoint's service side: authorizes the caller, loads the service and its
 // effective variables, and renders the Kubernetes objects (src/engine/render.ts). Secret values
 // are never returned: the rendered Secret lists its keys with empty values.
-import type { AppContext } from '../../context.ts';
-import { renderService, type K8sObject } from '../../engine/render.ts';
+import type { Platform } from '../../platform.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
+import { renderService, type K8sObject } from '../../engine/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import * as repo from './deployments.repo.ts';
 
-export async function renderServiceManifests(ctx: AppContext, p: Principal, serviceId: string, type: string, label: string): Promise<K8sObject[]> {
-  await ctx.services.scope.service(p, serviceId, 'read', type, label);
+export async function renderServiceManifests(ctx: Pick<Platform, 'db' | 'sealer'> & { scope: Pick<ScopeService, 'service'> }, p: Principal, serviceId: string, type: string, label: string): Promise<K8sObject[]> {
+  await ctx.scope.service(p, serviceId, 'read', type, label);
   const svc = await repo.findService(ctx.db, serviceId);
   if (!svc) throw notFound(label);
   const variables = (await resolveEffectiveVariables(ctx.db, ctx.sealer, serviceId))

@@ -2,9 +2,8 @@
 // its typed spec, its effective variables with secrets opened (only for the container's
 // environment; never logged or returned), its registry's credentials, its repository's git token
 // (for the clone only), a database's master credentials, and the DNS names other services use for it.
-import type { AppContext } from '../../context.ts';
-import { imageReference, registryAuthFor } from '../../engine/docker/images.ts';
-import type { JobPlan, PortPlan, ProbePlan, RegistryAuth, RuntimePlan, SourcePlan } from '../../engine/plan.ts';
+import type { Platform } from '../../platform.ts';
+import { imageReference, registryAuthFor, type JobPlan, type PortPlan, type ProbePlan, type RegistryAuth, type RuntimePlan, type SourcePlan } from '../../engine/index.ts';
 import type { Queryable } from '../../db/db.ts';
 import { notFound } from '../../lib/errors.ts';
 import { gitPlanOf } from '../git-tokens/git-credentials.ts';
@@ -18,7 +17,7 @@ import { resolveEffectiveVariables } from '../variables/effective.ts';
 import { serviceHost } from '../variables/effective.rules.ts';
 
 /** reads go through `db` only, so a plan can be built inside a transaction; `config` gives SWARM_REGISTRY (build pushes) */
-type Ctx = { db: Queryable; sealer: AppContext['sealer']; config?: Pick<AppContext['config'], 'swarmRegistry'> };
+type Ctx = { db: Queryable; sealer: Platform['sealer']; config?: Pick<Platform['config'], 'swarmRegistry'> };
 
 /** the credentials for pushing built images to SWARM_REGISTRY: those of the organization's container registry at that address */
 async function pushAuthOf(ctx: Ctx, organizationId: string): Promise<RegistryAuth | null> {

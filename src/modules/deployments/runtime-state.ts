@@ -3,7 +3,7 @@
 // deployment; one that Docker brought back recovers to RUNNING; container output becomes RUNTIME
 // lines. Also the lease that makes exactly one process watch the daemon at a time.
 import type { Queryable } from '../../db/db.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
 import * as repo from './deployments.repo.ts';
 import { serviceIdKey } from './deployments.rules.ts';

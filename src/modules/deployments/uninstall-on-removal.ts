@@ -1,24 +1,23 @@
 // Deleting an environment (alone, or with its project) or a single service asks the engine to
-// uninstall what was deployed, volumes included. The removal hooks run inside the deleting
-// transaction, where no engine call may wait, so they record a snapshot of every deployed
+// uninstall what was deployed, volumes included. These run inside the deleting transaction
+// (wired by the composition root before environments and services are removed), where no
+// engine call may wait, so they record a snapshot of every deployed
 // service in an `engine.uninstall` task; the worker (src/workers/engine-uninstall.ts) then calls
 // the driver's uninstall for each. A lifecycle job with an on_delete command carries its runtime
 // plan, sealed (it holds opened secrets), so the command can still run once the rows are gone.
-import type { AppContext } from '../../context.ts';
 import type { Queryable } from '../../db/db.ts';
-import type { DriverService } from '../../engine/engine.ts';
-import type { RuntimePlan } from '../../engine/plan.ts';
-import { environmentRemovalHooks } from '../environments/environments.removal.ts';
+import type { DriverService, RuntimePlan } from '../../engine/index.ts';
 import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
-import { ADVANCED_SETTINGS_KINDS, serviceRemovalHooks } from '../services/services.service.ts';
+import { ADVANCED_SETTINGS_KINDS } from '../services/services.service.ts';
+import type { Platform } from '../../platform.ts';
 import { lastDeployedImage } from './deployments.repo.ts';
 import { buildRuntimePlan } from './runtime-plan.ts';
 
-type Ctx = Pick<AppContext, 'queue' | 'config' | 'logger' | 'engine' | 'sealer'>;
+type Ctx = Pick<Platform, 'logger' | 'engine' | 'sealer'>;
 
 type Snapshot = DriverService & { sealedPlan?: string };
 
-async function snapshotDeployed(tx: Queryable, ctx: Pick<AppContext, 'engine' | 'sealer'>, where: 'environment_id' | 'id', ids: string[]): Promise<Snapshot[]> {
+async function snapshotDeployed(tx: Queryable, ctx: Pick<Platform, 'engine' | 'sealer'>, where: 'environment_id' | 'id', ids: string[]): Promise<Snapshot[]> {
   const rows = await tx.query<{ id: string; type: string; name: string; slug: string; environment_id: string; project_id: string; organization_id: string; spec: Record<string, any>; advanced_settings: Record<string, unknown> }>(
     `select id, type, name, slug, environment_id, project_id, organization_id, spec, advanced_settings from services
       where ${where} = any($1::uuid[]) and deployment_status <> 'NEVER_DEPLOYED'`, [ids]);
@@ -40,19 +39,22 @@ async function snapshotDeployed(tx: Queryable, ctx: Pick<AppContext, 'engine' | 
   return out;
 }
 
-let registered = false;
-/** installs the removal hooks (once per process) */
-export function registerEngineUninstallOnRemoval(): void {
-  if (registered) return;
-  registered = true;
-  environmentRemovalHooks.push(async (tx, ctx, { environmentIds }) => {
-    const services = await snapshotDeployed(tx, ctx, 'environment_id', environmentIds);
+export interface UninstallOnRemoval {
+  /** before environments are removed: an engine.uninstall task for what they ran */
+  environments(tx: Queryable, removed: { environmentIds: string[] }): Promise<void>;
+  /** before services are removed: an engine.uninstall task for what they ran */
+  services(tx: Queryable, serviceIds: string[]): Promise<void>;
+}
+
+export function uninstallOnRemoval(ctx: Pick<Platform, 'queue' | 'engine' | 'sealer'>): UninstallOnRemoval {
+  const enqueue = async (tx: Queryable, where: 'environment_id' | 'id', ids: string[]) => {
+    const services = await snapshotDeployed(tx, ctx, where, ids);
     if (services.length > 0) await ctx.queue.enqueue(tx, 'engine.uninstall', { services: services as unknown as Record<string, unknown>[] });
-  });
-  serviceRemovalHooks.push(async (tx, ctx, serviceIds) => {
-    const services = await snapshotDeployed(tx, ctx, 'id', serviceIds);
-    if (services.length > 0) await ctx.queue.enqueue(tx, 'engine.uninstall', { services: services as unknown as Record<string, unknown>[] });
-  });
+  };
+  return {
+    environments: (tx, { environmentIds }) => enqueue(tx, 'environment_id', environmentIds),
+    services: (tx, serviceIds) => enqueue(tx, 'id', serviceIds),
+  };
 }
 
 export async function runEngineUninstall(ctx: Ctx, services: Snapshot[]): Promise<void> {

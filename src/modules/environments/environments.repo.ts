@@ -79,13 +79,9 @@ export async function expiredEnvironments(db: Queryable, limit: number): Promise
   return db.query('select id, organization_id from environments where expires_at < now() order by expires_at limit $1', [limit]);
 }
 
-export async function clusterOfOrganization(db: Queryable, organizationId: string, clusterId: string): Promise<boolean> {
-  return (await db.query('select 1 from clusters where id = $1 and organization_id = $2', [clusterId, organizationId])).length > 0;
-}
-
-export async function defaultClusterId(db: Queryable, organizationId: string): Promise<string | null> {
-  const rows = await db.query<{ id: string }>('select id from clusters where organization_id = $1 and is_default', [organizationId]);
-  return rows[0]?.id ?? null;
+/** environments about to be deleted: actions on their services are refused from now on */
+export async function markDeleting(tx: Queryable, environmentIds: string[]): Promise<void> {
+  await tx.query('update environments set deleting = true, updated_at = now() where id = any($1::uuid[])', [environmentIds]);
 }
 
 export async function lockEnvironment(db: Queryable, id: string): Promise<{ deleting: boolean } | null> {

@@ -2,32 +2,31 @@
 // matching project deployment rule's, or the organization's default), edited, deleted with their
 // services, variables and rules, and cloned (every service row copied, secrets re-sealed, runtime
 // state reset) in one transaction. ADMIN manages, VIEWER reads.
-// Extension points: `cloneHooks` (run inside the clone's transaction: variables, workflows) and
-// `environmentRemovalHooks` (run inside the deleting transaction: engine uninstall).
-import type { AppContext } from '../../context.ts';
+// What other modules do with a clone (copy variables, workflow rows, reserve ports) and before a
+// removal (engine uninstall, previews) is given by the composition root: `afterClone` and
+// `beforeRemoval`, both run inside the transaction.
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
-import * as ruleRepo from '../deployment-rules/deployment-rules.repo.ts';
-import { DEFAULT_SCHEDULE, firstMatchingRule } from '../deployment-rules/deployment-rules.rules.ts';
+import { clusterOfOrganization, defaultClusterId } from '../clusters/clusters.service.ts';
+import { copyEnvironmentRule, insertNewEnvironmentRule, matchingProjectRule } from '../deployment-rules/deployment-rules.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './environments.repo.ts';
-import { prepareEnvironmentRemoval } from './environments.removal.ts';
+import { prepareEnvironmentRemoval, type BeforeEnvironmentsRemoved } from './environments.removal.ts';
 import { refuseWhileDeleting, requestedCluster, resealSecrets } from './environments.rules.ts';
 import type { CloneEnvironmentRequest, CreateEnvironmentRequest, EditEnvironmentRequest, Environment } from './environments.schemas.ts';
 
-export { environmentRemovalHooks, type EnvironmentRemovalHook } from './environments.removal.ts';
+export type { BeforeEnvironmentsRemoved, RemovedEnvironments } from './environments.removal.ts';
 
-export type CloneHook = (tx: Queryable, ctx: AppContext, args: {
-  fromEnvironmentId: string; toEnvironmentId: string; serviceIdMap: Map<string, string>;
-}) => Promise<void>;
+/** a clone just made: its source, itself, and each source service's copy */
+export interface ClonedEnvironment { fromEnvironmentId: string; toEnvironmentId: string; serviceIdMap: Map<string, string> }
 
-/** modules that own per-environment or per-service rows (variables, workflows…) copy them here */
-export const cloneHooks: CloneHook[] = [];
+/** what modules owning per-environment or per-service rows (variables, workflows…) do with a clone, inside its transaction */
+export type AfterClone = (tx: Queryable, clone: ClonedEnvironment) => Promise<void>;
 
 export interface EnvironmentsService {
   list(p: Principal, projectId: string, req: PageRequest): Promise<{ results: Environment[]; pagination: PageInfo }>;
@@ -40,20 +39,24 @@ export interface EnvironmentsService {
   clone(p: Principal, environmentId: string, body: CloneEnvironmentRequest): Promise<Environment>;
   /** a clone made by the system (workflow runs in CLONE_ENVIRONMENT mode): no caller to authorize */
   cloneForSystem(tx: Queryable | undefined, environmentId: string, options: { name: string; mode?: string; expiresAt?: string | null; clusterId?: string }): Promise<Environment>;
-  /** maintenance: deletes throwaway copies whose expires_at has passed (removal hooks run as for a user delete) */
+  /** maintenance: deletes throwaway copies whose expires_at has passed (`beforeRemoval` runs as for a user delete) */
   removeExpired(limit?: number): Promise<number>;
+  /** marks environments `deleting` and runs `beforeRemoval`, in the caller's deleting transaction */
+  prepareRemoval(tx: Queryable, organizationId: string, environmentIds: string[]): Promise<void>;
 }
 
 export function createEnvironmentsService(deps: {
-  db: Db; scope: ScopeService; projects: ProjectsService; sealer: Sealer; appContext: () => AppContext;
+  db: Db; scope: ScopeService; projects: ProjectsService; sealer: Sealer; afterClone: AfterClone; beforeRemoval: BeforeEnvironmentsRemoved;
 }): EnvironmentsService {
-  const { db, scope, projects, sealer, appContext } = deps;
+  const { db, scope, projects, sealer } = deps;
+  const prepareRemoval = (tx: Queryable, organizationId: string, environmentIds: string[]) =>
+    prepareEnvironmentRemoval(tx, deps.beforeRemoval, organizationId, environmentIds);
 
   async function clusterFor(tx: Queryable, organizationId: string, body: { cluster_id?: string | undefined; cluster?: string | undefined }): Promise<string | null> {
     const asked = requestedCluster(body);
     if (asked === 'conflict') throw badRequest('cluster_id and cluster name different clusters; send one of them');
     if (asked === null) return null;
-    if (!(await repo.clusterOfOrganization(tx, organizationId, asked.id))) {
+    if (!(await clusterOfOrganization(tx, organizationId, asked.id))) {
       throw badRequest(`${asked.field} does not name a cluster of this organization`);
     }
     return asked.id;
@@ -74,13 +77,12 @@ export function createEnvironmentsService(deps: {
       name: options.name, mode: options.mode ?? source.mode, autoPreview: source.auto_preview,
       expiresAt: options.expiresAt ?? null, clonedFromId: source.id,
     });
-    await ruleRepo.copyEnvironmentRule(tx, source.id, id);
+    await copyEnvironmentRule(tx, source.id, id);
     const serviceIdMap = new Map<string, string>();
     for (const s of await repo.servicesToClone(tx, source.id)) {
       serviceIdMap.set(s.id, await repo.copyService(tx, s.id, id, resealSecrets(s.secrets, sealer)));
     }
-    const ctx = appContext();
-    for (const hook of cloneHooks) await hook(tx, ctx, { fromEnvironmentId: source.id, toEnvironmentId: id, serviceIdMap });
+    await deps.afterClone(tx, { fromEnvironmentId: source.id, toEnvironmentId: id, serviceIdMap });
     return mustFind(tx, id);
   }
 
@@ -89,6 +91,7 @@ export function createEnvironmentsService(deps: {
   }
 
   return {
+    prepareRemoval,
     async list(p, projectId, req) {
       await projects.authorizeIn(p, projectId, 'read');
       const { items, total } = await repo.listEnvironments(db, projectId, req.limit, req.offset, req.name ?? null);
@@ -100,14 +103,14 @@ export function createEnvironmentsService(deps: {
       const project = await projects.resolve(p, projectId, 'manage');
       const orgId = project.organization.id;
       return db.transaction(async (tx) => {
-        const rule = firstMatchingRule(await ruleRepo.listStoredProjectRules(tx, projectId), body.name);
-        const clusterId = (await clusterFor(tx, orgId, body)) ?? rule?.cluster_id ?? (await repo.defaultClusterId(tx, orgId));
+        const rule = await matchingProjectRule(tx, projectId, body.name);
+        const clusterId = (await clusterFor(tx, orgId, body)) ?? rule?.cluster_id ?? (await defaultClusterId(tx, orgId));
         if (!clusterId) throw badRequest('cluster_id is required: the organization has no default cluster');
         const id = await repo.insertEnvironment(tx, {
           organizationId: orgId, projectId, clusterId, name: body.name, mode: body.mode ?? rule?.mode ?? 'DEVELOPMENT',
           autoPreview: body.auto_preview ?? false, expiresAt: null, clonedFromId: null,
         }, creation);
-        await ruleRepo.insertEnvironmentRule(tx, id, rule?.schedule ?? DEFAULT_SCHEDULE, rule?.auto_stop ?? false, false);
+        await insertNewEnvironmentRule(tx, id, rule);
         return mustFind(tx, id);
       });
     },
@@ -125,7 +128,7 @@ export function createEnvironmentsService(deps: {
     async remove(p, environmentId) {
       const env = await scope.environment(p, environmentId, 'manage');
       await db.transaction(async (tx) => {
-        await prepareEnvironmentRemoval(tx, appContext(), env.organizationId, [environmentId]);
+        await prepareRemoval(tx, env.organizationId, [environmentId]);
         if (!(await repo.deleteEnvironment(tx, environmentId))) throw notFound('Environment');
       });
     },
@@ -142,7 +145,7 @@ export function createEnvironmentsService(deps: {
       const expired = await repo.expiredEnvironments(db, limit);
       for (const env of expired) {
         await db.transaction(async (tx) => {
-          await prepareEnvironmentRemoval(tx, appContext(), env.organization_id, [env.id]);
+          await prepareRemoval(tx, env.organization_id, [env.id]);
           await repo.deleteEnvironment(tx, env.id);
         });
       }

@@ -7,7 +7,7 @@
 // push queues is in the audit log (TRIGGER_DEPLOY, origin GIT).
 import type { Db, Queryable } from '../../db/db.ts';
 import { AppError } from '../../lib/errors.ts';
-import { insertEvents, resolveTarget } from '../audit/audit.repo.ts';
+import { recordGitEvent } from '../audit/audit.service.ts';
 import type { TargetType } from '../audit/audit.rules.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import * as repo from './git-push.repo.ts';
@@ -57,13 +57,11 @@ function pushMetadata(p: SeenPush): Record<string, unknown> {
 }
 
 async function audit(tx: Queryable, s: TrackedService, p: SeenPush, triggeredBy: string): Promise<void> {
-  const facts = await resolveTarget(tx, s.type as TargetType, s.id);
-  if (!facts) return;
-  await insertEvents(tx, [{
-    ...facts, event_type: 'TRIGGER_DEPLOY', target_type: s.type, sub_target_type: null, origin: 'GIT', triggered_by: triggeredBy,
+  await recordGitEvent(tx, {
+    eventType: 'TRIGGER_DEPLOY', targetType: s.type as TargetType, targetId: s.id, subTargetType: null, triggeredBy,
     change: JSON.stringify({ git_commit_id: p.commit, branch: p.branch, via: p.via, provider: p.provider }),
-    principal_kind: 'git', principal_id: s.organizationId, user_agent: p.userAgent, request_id: p.deliveryId ?? '',
-  }]);
+    organizationId: s.organizationId, userAgent: p.userAgent, requestId: p.deliveryId ?? '',
+  });
 }
 
 export interface HeadDeps { deployments: DeploymentsService }

@@ -5,10 +5,11 @@
 // that fails is tried again after a back-off that doubles per failure (at most an hour), and the
 // log line says which repository and why. Each round also does the housekeeping (forgotten heads,
 // old delivery ids) and deploys commits whose deployment window has opened.
-import type { AppContext } from '../../context.ts';
-import { redactUrls } from '../../engine/docker/source.ts';
+import type { Config } from '../../config/config.ts';
+import type { Platform } from '../../platform.ts';
+import { redactUrls } from '../../lib/net.ts';
 import { backoffSeconds } from './git-push.rules.ts';
-import type { PushOutcome, TrackedService } from './git-push.service.ts';
+import type { GitPushService, PushOutcome, TrackedService } from './git-push.service.ts';
 import { lsRemoteHead } from './ls-remote.ts';
 import { resolveRepositoryToken } from './repository-token.ts';
 
@@ -19,7 +20,7 @@ export interface PollSettings {
   readonly allowLocalGit: boolean;
 }
 
-export function pollSettings(config: Pick<AppContext['config'], 'gitPollIntervalSeconds' | 'gitPollConcurrency' | 'engineAllowLocalGit'>): PollSettings {
+export function pollSettings(config: Pick<Config, 'gitPollIntervalSeconds' | 'gitPollConcurrency' | 'engineAllowLocalGit'>): PollSettings {
   return { intervalSeconds: config.gitPollIntervalSeconds, concurrency: config.gitPollConcurrency, allowLocalGit: config.engineAllowLocalGit };
 }
 
@@ -33,7 +34,7 @@ export interface PollRound {
   released: PushOutcome[];
 }
 
-type Ctx = Pick<AppContext, 'db' | 'sealer' | 'logger' | 'services'>;
+type Ctx = Pick<Platform, 'db' | 'sealer' | 'logger'> & { services: { gitPush: GitPushService } };
 
 /** the repository + branch (+ credential) groups of tracked services: one ls-remote each */
 export function groupByBranch(tracked: TrackedService[]): Map<string, TrackedService[]> {

@@ -3,7 +3,7 @@
 // own whose only body parser keeps the raw bytes (any content type), because the signatures are
 // over the body exactly as sent; it never reaches the app's JSON parser or body validation.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { ErrorBody, NoContent, idParams, optionalBody } from '../../http/schemas.ts';
 import { EmptyRequest } from '../deployments/deployments.schemas.ts';
 import { GitWebhookCreated, GitWebhookParams, GitWebhookReceipt, GitWebhookSettings } from './git-push.schemas.ts';

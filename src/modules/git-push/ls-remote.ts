@@ -3,8 +3,8 @@
 // credential helpers, a token only as an Authorization header scoped to the repository's origin,
 // never in argv or a message). Run outside any repository, bounded in time.
 import { tmpdir } from 'node:os';
-import { checkGitUrl, gitEnv, lastErrorLine, redactUrls } from '../../engine/docker/source.ts';
-import { runTool } from '../../engine/docker/process.ts';
+import { checkGitUrl, gitEnv, lastErrorLine, runTool } from '../../engine/index.ts';
+import { redactUrls } from '../../lib/net.ts';
 import { parseLsRemote } from './git-push.rules.ts';
 
 export const LS_REMOTE_TIMEOUT_MS = 30_000;

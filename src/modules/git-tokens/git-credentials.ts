@@ -4,7 +4,7 @@
 // token for the clone. The token then reaches git through its environment only (GIT_CONFIG_*,
 // src/engine/docker/source.ts): never argv, a log line, a response or a container.
 import type { Queryable } from '../../db/db.ts';
-import type { GitPlan } from '../../engine/plan.ts';
+import type { GitPlan } from '../../engine/index.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest } from '../../lib/errors.ts';
 import * as repo from './git-tokens.repo.ts';

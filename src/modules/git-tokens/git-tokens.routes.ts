@@ -1,6 +1,6 @@
 // HTTP routes of git tokens, at the public API's paths and operationIds.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NamedPageQuery, NoContent, PageQuery, idParams } from '../../http/schemas.ts';
 import { GitToken, GitTokenAssociatedServiceList, GitTokenEditRequest, GitTokenList, GitTokenRequest } from './git-tokens.schemas.ts';

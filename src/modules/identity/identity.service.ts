@@ -18,7 +18,7 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import { unauthorized } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Role } from '../access/roles.ts';
-import { findLiveCredential, RUN_CREDENTIAL_PREFIX } from '../run-credentials/run-credentials.repo.ts';
+import { findLiveCredential, RUN_CREDENTIAL_PREFIX } from '../run-credentials/run-credentials.service.ts';
 
 /** `<scheme> <secret>` of an Authorization header, the scheme in lower case */
 function credentials(authorization: string | undefined): { scheme: string; secret: string } | undefined {

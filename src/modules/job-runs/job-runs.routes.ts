@@ -1,6 +1,6 @@
 // HTTP routes of job runs: history (newest first), one run, and its output lines.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { PageQuery, idParams } from '../../http/schemas.ts';
 import { JobRun, JobRunList, JobRunLog } from './job-runs.schemas.ts';

@@ -3,18 +3,18 @@
 // across workers, running one through the engine (exit code, attempts and output kept), and the
 // read side of the API.
 
-import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/db.ts';
-import type { DriverService } from '../../engine/engine.ts';
+import type { Db, Queryable } from '../../db/db.ts';
+import type { Platform } from '../../platform.ts';
+import type { DriverService } from '../../engine/index.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { nextOccurrence, parseCron } from '../../lib/cron.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
-import { deploymentSettledHooks } from '../deployments/deployments.lifecycle.ts';
+import type { DeploymentRecord } from '../deployments/deployments.rules.ts';
 import { buildRuntimePlan } from '../deployments/runtime-plan.ts';
 import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
-import * as deploymentsRepo from '../deployments/deployments.repo.ts';
+import { findDeployableService, lastDeployedImage } from '../deployments/deployments.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './job-runs.repo.ts';
 
@@ -29,20 +29,15 @@ export function nextCronRun(spec: Record<string, any>, after: Date): Date | null
   return parsed.ok ? nextOccurrence(parsed.schedule, cron.timezone ?? 'Etc/UTC', after) : null;
 }
 
-let hookInstalled = false;
 /** cron schedules follow deployments: DEPLOYED arms it, STOPPED or DELETED disarms it */
-export function installJobScheduleHook(): void {
-  if (hookInstalled) return;
-  hookInstalled = true;
-  deploymentSettledHooks.push(async (tx, d) => {
-    if (d.service_type !== 'JOB') return;
-    if (d.status === 'DEPLOYED') {
-      const svc = await deploymentsRepo.findService(tx, d.service_id);
-      if (svc) await repo.setSchedule(tx, d.service_id, nextCronRun(svc.spec, new Date()));
-    } else if (d.status === 'STOPPED' || d.status === 'DELETED') {
-      await repo.setSchedule(tx, d.service_id, null);
-    }
-  });
+async function followDeployment(tx: Queryable, d: DeploymentRecord): Promise<void> {
+  if (d.service_type !== 'JOB') return;
+  if (d.status === 'DEPLOYED') {
+    const svc = await findDeployableService(tx, d.service_id);
+    if (svc) await repo.setSchedule(tx, d.service_id, nextCronRun(svc.spec, new Date()));
+  } else if (d.status === 'STOPPED' || d.status === 'DELETED') {
+    await repo.setSchedule(tx, d.service_id, null);
+  }
 }
 
 export interface JobRunsService {
@@ -51,13 +46,15 @@ export interface JobRunsService {
   log(p: Principal, jobId: string, runId: string): Promise<{ results: Array<{ id: string; created_at: string; message: string }> }>;
   /** the schedule's next firing, or null when the job is not a deployed cron job */
   nextRun(jobId: string): Promise<string | null>;
+  /** a deployment settled (inside its transaction): a cron job's schedule is armed or disarmed */
+  onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
 }
 
 export function createJobRunsService(deps: { db: Db; scope: ScopeService }): JobRunsService {
   const { db, scope } = deps;
-  installJobScheduleHook();
   const authorize = (p: Principal, jobId: string) => scope.service(p, jobId, 'read', 'JOB', LABEL);
   return {
+    onDeploymentSettled: followDeployment,
     async list(p, jobId, req) {
       await authorize(p, jobId);
       const { rows, total } = await repo.listRuns(db, jobId, req.limit, req.offset);
@@ -82,7 +79,7 @@ export function createJobRunsService(deps: { db: Db; scope: ScopeService }): Job
 }
 
 /** due occurrences become runs (one each), enqueued for a worker; returns how many were made */
-export async function tickJobSchedules(ctx: Pick<AppContext, 'db' | 'queue'>, now = new Date()): Promise<number> {
+export async function tickJobSchedules(ctx: Pick<Platform, 'db' | 'queue'>, now = new Date()): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     let made = 0;
     for (const due of await repo.lockDueSchedules(tx, now, TICK_BATCH)) {
@@ -99,11 +96,11 @@ export async function tickJobSchedules(ctx: Pick<AppContext, 'db' | 'queue'>, no
 }
 
 /** runs one queued run through the engine; a run another worker claimed is left alone */
-export async function executeJobRun(ctx: Pick<AppContext, 'db' | 'engine' | 'sealer' | 'services' | 'logger'>, runId: string): Promise<void> {
+export async function executeJobRun(ctx: Pick<Platform, 'db' | 'engine' | 'sealer'>, runId: string): Promise<void> {
   const run = await repo.findRunById(ctx.db, runId);
   if (!run || !await repo.claimRun(ctx.db, runId)) return;
   const line = (text: string) => repo.insertRunLine(ctx.db, run, text);
-  const svc = await deploymentsRepo.findService(ctx.db, run.job_id);
+  const svc = await findDeployableService(ctx.db, run.job_id);
   if (!svc) return;
   const service: DriverService = {
     id: svc.id, type: svc.type, name: svc.name, slug: svc.slug, environmentId: svc.environment_id, spec: svc.spec ?? {},
@@ -114,7 +111,7 @@ export async function executeJobRun(ctx: Pick<AppContext, 'db' | 'engine' | 'sea
   const command = ({ CRON: 'cron', ON_START: 'start', ON_STOP: 'stop', ON_DELETE: 'delete' } as const)[run.trigger as 'CRON'] ?? 'cron';
   try {
     if (!ctx.engine.runJob) throw new Error(`the ${ctx.engine.name} engine cannot run jobs`);
-    const image = await deploymentsRepo.lastDeployedImage(ctx.db, svc.id);
+    const image = await lastDeployedImage(ctx.db, svc.id);
     const plan = ctx.engine.real ? await buildRuntimePlan(ctx, svc.id) : undefined;
     const outcome = await ctx.engine.runJob({ ...service, imageTag: image, ...(plan ? { plan } : {}) }, runId, command, line, AbortSignal.timeout(6 * 3600_000));
     await repo.finishRun(ctx.db, runId, outcome.skipped

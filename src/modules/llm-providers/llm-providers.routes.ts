@@ -1,6 +1,6 @@
 // HTTP routes of LLM providers: organization-scoped list/create, top-level get/edit/delete.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
 import { LlmProvider, LlmProviderCreateRequest, LlmProviderEditRequest, LlmProviderList } from './llm-providers.schemas.ts';

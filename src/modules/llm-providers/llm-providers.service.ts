@@ -33,6 +33,12 @@ function checkBaseUrl(baseUrl: string): void {
   if (why) throw invalid([{ field: 'base_url', message: `base_url ${why}` }]);
 }
 
+// For other modules: a workflow run reads its provider (sealed credential, region, base_url) when it
+// starts, without a principal; never through llm-providers.repo.ts.
+export type { ProviderRow } from './llm-providers.repo.ts';
+/** one provider's row, its sealed credential included, or null */
+export const findProviderRow = repo.findProvider;
+
 export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organizations: OrganizationsService }): LlmProvidersService {
   const { db, sealer, organizations } = deps;
   const userId = (p: Principal) => (p.kind === 'user' ? p.id : null);

@@ -1,7 +1,7 @@
 // HTTP routes of MCP connectors: organization-scoped list/create, top-level get/edit/delete.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { PageQuery, idParams } from '../../http/schemas.ts';
 import { McpServer, McpServerList, McpServerRequest } from './mcp-servers.schemas.ts';

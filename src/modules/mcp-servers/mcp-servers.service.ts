@@ -22,6 +22,13 @@ export interface McpServersService {
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 
+// For other modules: a workflow run reads the connectors attached to it (and their sealed header
+// values) when it starts, without a principal; never through mcp-servers.repo.ts.
+/** the connectors with these ids (those that still exist) */
+export const findMcpServerRows = repo.findMcpServers;
+/** the sealed header values of connectors, by id */
+export const sealedHeadersOf = repo.sealedHeadersOf;
+
 export function createMcpServersService(deps: { db: Db; sealer: Sealer; organizations: OrganizationsService }): McpServersService {
   const { db, sealer, organizations } = deps;
 

@@ -1,6 +1,6 @@
 // HTTP routes of members, roles and invitations.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
 import { ROLE_IDS, ROLE_NAMES, ROLES } from '../access/roles.ts';

@@ -1,6 +1,6 @@
 // HTTP routes of organizations: thin, they validate and call the service.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../http/schemas.ts';
 import { Organization, OrganizationList, OrganizationRequest, TransferOwnershipRequest } from './organizations.schemas.ts';

@@ -21,6 +21,8 @@ export interface OrganizationsService {
   transferOwnership(p: Principal, id: string, userId: string): Promise<void>;
   /** 404 if the organization does not exist, 403 if the caller may not do `action` in it */
   authorize(p: Principal, organizationId: string, action: Action): Promise<Role>;
+  /** for the bootstrap and the CLI (no caller to authorize): the organization of that name, made when missing */
+  ensure(name: string, description: string): Promise<{ id: string; created: boolean }>;
 }
 
 export function createOrganizationsService(deps: { db: Db; access: AccessService; identity: IdentityService }): OrganizationsService {
@@ -50,6 +52,12 @@ export function createOrganizationsService(deps: { db: Db; access: AccessService
   }
 
   return {
+    async ensure(name, description) {
+      const existing = await repo.findOrganizationByName(db, name);
+      if (existing) return { id: existing.id, created: false };
+      const org = await db.transaction((tx) => repo.insertOrganization(tx, { name, description }, null));
+      return { id: org.id, created: true };
+    },
     authorize,
     async list(p, req) {
       if (p.kind === 'token') {

@@ -2,7 +2,7 @@
 // Previews are made by pull-request events (the git webhook route calls the service), not by a
 // request of their own.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { PageQuery, idParams } from '../../http/schemas.ts';
 import { PreviewList } from './previews.schemas.ts';

@@ -5,18 +5,17 @@
 // events) and the read of an environment's previews (VIEWER and above, as the environment).
 // Each source environment is handled in a transaction of its own holding its lock, so two
 // deliveries of one event make one copy; the steps are in previews.steps.ts.
-import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
-import type { EnvironmentsService } from '../environments/environments.service.ts';
+import type { EnvironmentsService, RemovedEnvironments } from '../environments/environments.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './previews.repo.ts';
 import { checkPullRequestEvent, gitSourceOf, previewedBy, repositoryKey, type PullRequestEvent } from './previews.rules.ts';
 import type { Preview } from './previews.schemas.ts';
-import { closePreview, installPreviewRemovalHook, openPreview, refreshPreview, type PreviewOutcome, type StepDeps, type StepInput } from './previews.steps.ts';
+import { beforeEnvironmentsRemoved, closePreview, openPreview, refreshPreview, type PreviewOutcome, type StepDeps, type StepInput } from './previews.steps.ts';
 
 export type { PullRequestEvent, PullRequestEventAction, PullRequestProvider } from './previews.rules.ts';
 export type { PreviewOutcome } from './previews.steps.ts';
@@ -32,16 +31,17 @@ export interface PreviewsService {
   onPullRequest(event: PullRequestEvent): Promise<PreviewOutcome[]>;
   /** the environment's previews, open ones first, then the most recently changed */
   list(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: Preview[]; pagination: PageInfo }>;
+  /** before environments are removed (inside the deleting transaction): their preview copies go with them, previews of removed copies close */
+  beforeEnvironmentsRemoved(tx: Queryable, removed: RemovedEnvironments): Promise<void>;
 }
 
 export function createPreviewsService(deps: {
-  db: Db; scope: ScopeService; environments: EnvironmentsService; deployments: DeploymentsService; appContext: () => AppContext;
+  db: Db; scope: ScopeService; environments: EnvironmentsService; deployments: DeploymentsService;
   config: { previewMaxPerEnvironment: number; previewTtlHours: number };
 }): PreviewsService {
   const { db, scope } = deps;
-  installPreviewRemovalHook();
   const stepDeps: StepDeps = {
-    environments: deps.environments, deployments: deps.deployments, appContext: deps.appContext,
+    environments: deps.environments, deployments: deps.deployments,
     maxPerEnvironment: deps.config.previewMaxPerEnvironment, ttlHours: deps.config.previewTtlHours,
   };
 
@@ -82,6 +82,7 @@ export function createPreviewsService(deps: {
   }
 
   return {
+    beforeEnvironmentsRemoved: (tx, removed) => beforeEnvironmentsRemoved(tx, deps.environments, removed),
     async onPullRequest(event) {
       const { event: e, repositoryKeys } = checkPullRequestEvent(event);
       // the environments whose services this pull request previews, with the repository's key as they spell it

@@ -4,14 +4,12 @@
 // previewed ones at the head commit), refresh it (new commits: the previewed services redeployed
 // at the new head), close it (the copy deleted through the environment removal path, which
 // uninstalls what it ran). Every step is in the audit log (sub-target PREVIEW of the source
-// environment, origin GIT). Also the removal hook that keeps the rows true when copies or
-// their sources are deleted some other way.
-import type { AppContext } from '../../context.ts';
+// environment, origin GIT). Also what keeps the rows true when copies or their sources are
+// deleted some other way (run before every environment removal).
 import type { Queryable } from '../../db/db.ts';
-import { insertEvents, resolveTarget } from '../audit/audit.repo.ts';
+import { recordGitEvent } from '../audit/audit.service.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
-import { environmentRemovalHooks, prepareEnvironmentRemoval } from '../environments/environments.removal.ts';
-import type { EnvironmentsService } from '../environments/environments.service.ts';
+import type { EnvironmentsService, RemovedEnvironments } from '../environments/environments.service.ts';
 import * as repo from './previews.repo.ts';
 import {
   capMessage, deploymentOrder, gitSourceOf, previewedBy, previewEnabled, previewEnvironmentName, previewExpiry, previewLogLines,
@@ -19,7 +17,7 @@ import {
 } from './previews.rules.ts';
 
 export interface StepDeps {
-  environments: EnvironmentsService; deployments: DeploymentsService; appContext: () => AppContext;
+  environments: EnvironmentsService; deployments: DeploymentsService;
   maxPerEnvironment: number; ttlHours: number; now?: () => Date;
 }
 
@@ -41,17 +39,15 @@ const result = (s: repo.SourceRow, outcome: PreviewOutcome['outcome'], row: repo
 });
 
 async function audit(tx: Queryable, s: repo.SourceRow, eventType: 'CREATE' | 'UPDATE' | 'DELETE', row: repo.PreviewRow, e: PullRequestEvent, deploymentIds: string[] = []): Promise<void> {
-  const facts = await resolveTarget(tx, 'ENVIRONMENT', s.id);
-  if (!facts) return;
-  await insertEvents(tx, [{
-    ...facts, event_type: eventType, target_type: 'ENVIRONMENT', sub_target_type: 'PREVIEW', origin: 'GIT',
-    triggered_by: e.author ?? pullRequestLabel({ ...e, title: '' }),
+  await recordGitEvent(tx, {
+    eventType, targetType: 'ENVIRONMENT', targetId: s.id, subTargetType: 'PREVIEW',
+    triggeredBy: e.author ?? pullRequestLabel({ ...e, title: '' }),
     change: JSON.stringify({
       preview_id: row.id, pull_request_number: row.pull_request_number, head_branch: row.head_branch, head_commit: row.head_commit, state: row.state,
       message: row.message, preview_environment_id: row.preview_environment_id, preview_environment_name: row.preview_environment_name, deployment_ids: deploymentIds,
     }),
-    principal_kind: 'git', principal_id: s.organization_id, user_agent: null, request_id: '',
-  }]);
+    organizationId: s.organization_id, userAgent: null, requestId: '',
+  });
 }
 
 /** the row with the event's facts and the given state (created when the pull request is new here) */
@@ -131,7 +127,7 @@ export async function closePreview(tx: Queryable, deps: StepDeps, input: StepInp
   // the row first: the removal hook below then finds no open preview of this copy to close
   await repo.update(tx, row.id, { state: 'CLOSED', message });
   if (copyId) {
-    await prepareEnvironmentRemoval(tx, deps.appContext(), source.organization_id, [copyId]);
+    await deps.environments.prepareRemoval(tx, source.organization_id, [copyId]);
     await repo.deletePreviewEnvironment(tx, copyId);
   }
   const closed = await repo.update(tx, row.id, {});
@@ -139,23 +135,19 @@ export async function closePreview(tx: Queryable, deps: StepDeps, input: StepInp
   return result(source, 'closed', closed, { preview_environment_id: copyId });
 }
 
-let installed = false;
-
 /**
- * Copies of an environment being deleted go with it (in the same transaction); a copy deleted
- * some other way (by hand, its expiry, its project's deletion) closes its preview, saying how.
+ * Before environments are removed: copies of an environment being deleted go with it (in the same
+ * transaction); a copy deleted some other way (by hand, its expiry, its project's deletion)
+ * closes its preview, saying how.
  */
-export function installPreviewRemovalHook(): void {
-  if (installed) return;
-  installed = true;
-  environmentRemovalHooks.push(async (tx, ctx, { organizationId, environmentIds }) => {
-    const copies = await repo.openCopiesOf(tx, environmentIds);
-    if (copies.length > 0) {
-      const ids = copies.map((c) => c.preview_environment_id);
-      await repo.closeRemoved(tx, ids, 'the environment it previews was deleted, and the preview environment with it');
-      await prepareEnvironmentRemoval(tx, ctx, organizationId, ids);
-      for (const id of ids) await repo.deletePreviewEnvironment(tx, id);
-    }
-    await repo.closeRemoved(tx, environmentIds, null);
-  });
+export async function beforeEnvironmentsRemoved(tx: Queryable, environments: Pick<EnvironmentsService, 'prepareRemoval'>,
+  { organizationId, environmentIds }: RemovedEnvironments): Promise<void> {
+  const copies = await repo.openCopiesOf(tx, environmentIds);
+  if (copies.length > 0) {
+    const ids = copies.map((c) => c.preview_environment_id);
+    await repo.closeRemoved(tx, ids, 'the environment it previews was deleted, and the preview environment with it');
+    await environments.prepareRemoval(tx, organizationId, ids);
+    for (const id of ids) await repo.deletePreviewEnvironment(tx, id);
+  }
+  await repo.closeRemoved(tx, environmentIds, null);
 }

@@ -1,19 +1,18 @@
 // Projects of an organization: the folder environments live in. ADMIN manages, VIEWER reads.
 // Deleting a project deletes its environments too (and through them their services, variables
-// and rules): they are marked `deleting` and the environment removal hooks run (the engine
-// uninstall), all in the transaction that deletes the rows. `resolve` is how other modules
+// and rules): they are marked `deleting` and what must happen before their removal runs (the
+// environments service's prepareRemoval: the engine uninstall), all in the transaction that
+// deletes the rows. `resolve` is how other modules
 // check a caller against a project (404 "Project not found", then 403); `authorizeIn` does the
 // same from the project's organization alone, which is read once per process (a project never
 // moves), so a list of a project's children costs no project lookup (issue 15).
 import { rememberBounded } from '../../lib/bounded-map.ts';
-import type { AppContext } from '../../context.ts';
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
 import type { Action, Role } from '../access/roles.ts';
-import { prepareEnvironmentRemoval } from '../environments/environments.removal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './projects.repo.ts';
 import type { Project, ProjectRequest } from './projects.schemas.ts';
@@ -37,8 +36,12 @@ export interface ProjectsService {
 }
 
 
-export function createProjectsService(deps: { db: Db; organizations: OrganizationsService; appContext: () => AppContext }): ProjectsService {
-  const { db, organizations, appContext } = deps;
+export function createProjectsService(deps: {
+  db: Db; organizations: OrganizationsService;
+  /** the environments service's prepareRemoval (made after this service, which it depends on) */
+  prepareEnvironmentRemoval(tx: Queryable, organizationId: string, environmentIds: string[]): Promise<void>;
+}): ProjectsService {
+  const { db, organizations } = deps;
 
   /** project id → organization id: a project never moves, so an entry never goes stale */
   const organizationOf = new Map<string, string>();
@@ -94,7 +97,7 @@ export function createProjectsService(deps: { db: Db; organizations: Organizatio
       const project = await resolve(p, projectId, 'manage');
       await db.transaction(async (tx) => {
         const environmentIds = await repo.environmentIdsOfProject(tx, projectId);
-        await prepareEnvironmentRemoval(tx, appContext(), project.organization.id, environmentIds);
+        await deps.prepareEnvironmentRemoval(tx, project.organization.id, environmentIds);
         if (!(await repo.deleteProject(tx, projectId))) throw notFound('Project');
       });
     },

@@ -1,6 +1,6 @@
 // HTTP routes of container registries.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, NamedPageQuery, idParams } from '../../http/schemas.ts';
 import { ContainerRegistry, ContainerRegistryList, ContainerRegistryRequest } from './registries.schemas.ts';

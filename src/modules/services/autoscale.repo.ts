@@ -4,9 +4,9 @@
 // rows of engine_leases named after the container — by which the engine observer tells a
 // replica the autoscaler is starting or stopping from one that failed.
 import type { Queryable } from '../../db/db.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
-import { insertLog } from '../deployments/deployments.repo.ts';
+import { insertServiceLog } from '../deployments/deployments.service.ts';
 import { serviceIdKey } from '../deployments/deployments.rules.ts';
 
 export interface AutoscaleCandidate {
@@ -56,7 +56,7 @@ export interface ScaleEvent {
 /** the scale event: a RUNTIME line of the service (under its running deployment) and SERVICE_SCALED to subscribed webhooks */
 export async function recordScale(tx: Queryable, deps: { queue: TaskQueue }, e: ScaleEvent): Promise<void> {
   const s = e.service;
-  await insertLog(tx, s.generation, s.id, 'RUNTIME', e.message);
+  await insertServiceLog(tx, s.generation, s.id, 'RUNTIME', e.message);
   await emitEvent(tx, deps, {
     organizationId: s.organization_id, kind: 'SERVICE_SCALED', projectName: s.project_name, environmentMode: s.environment_mode,
     payload: {
@@ -71,7 +71,7 @@ export async function recordScale(tx: Queryable, deps: { queue: TaskQueue }, e: 
 
 /** a line in the service's log about autoscaling that is not a scale event (a failed or held scale-up) */
 export async function autoscaleNote(db: Queryable, service: Pick<AutoscaleCandidate, 'id' | 'generation'>, message: string): Promise<void> {
-  await insertLog(db, service.generation, service.id, 'RUNTIME', message);
+  await insertServiceLog(db, service.generation, service.id, 'RUNTIME', message);
 }
 
 const MARK = 'autoscale-replica:';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../config/config.ts';
-import { keptReplicas } from '../../engine/docker/autoscale.ts';
+import { keptReplicas } from '../../engine/index.ts';
 import {
   UNLIMITED_MAX_REPLICAS, autoscalePolicy, decide, keptSamples, metricReplicas, recommend, replicaBounds, replicaUsage, scaleMessage,
   type AutoscalePolicy, type ReplicaSample, type ScaleHistory,

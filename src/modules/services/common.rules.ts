@@ -2,7 +2,7 @@
 // storage, probes and git repositories into their stored form, and the checks (cluster capacity,
 // instance bounds, group references). Violations throw 400 (AppError) naming the member.
 import { randomUUID } from 'node:crypto';
-import { checkGitUrl } from '../../engine/docker/source.ts';
+import { checkGitUrl } from '../../engine/index.ts';
 import { badRequest } from '../../lib/errors.ts';
 import type { ClusterCapacity } from '../scope/scope.service.ts';
 import type {

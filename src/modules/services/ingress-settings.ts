@@ -3,7 +3,7 @@
 // the service's running routes right after the edit is stored; a change to any other key marks
 // the service OUT_OF_DATE as before (next deployment). When the engine cannot apply them (its
 // ingress is unreachable), the service is marked OUT_OF_DATE too, so the next deployment does.
-import type { AppContext } from '../../context.ts';
+import type { Platform } from '../../platform.ts';
 import { resolveEffectiveVariables } from '../variables/effective.ts';
 import { markOutOfDate, type ServiceRow } from './services.repo.ts';
 
@@ -18,7 +18,9 @@ export function changedKeys(before: Readonly<Record<string, unknown>>, after: Re
  * Hands the engine the service's complete settings and, when basic auth names one, that variable's
  * value (secrets opened here as for a deployment; never logged). Errors do not fail the edit.
  */
-export async function applyIngressSettingsNow(ctx: AppContext, row: ServiceRow, settings: Readonly<Record<string, unknown>>): Promise<void> {
+export type IngressApplyDeps = Pick<Platform, 'db' | 'sealer' | 'logger'> & { engine: Pick<Platform['engine'], 'applyIngressSettings'> };
+
+export async function applyIngressSettingsNow(ctx: IngressApplyDeps, row: ServiceRow, settings: Readonly<Record<string, unknown>>): Promise<void> {
   try {
     const variable = settings['network.ingress.basic_auth_env_var'];
     const env: Record<string, string> = {};

@@ -5,11 +5,10 @@
 // says that they do not answer (public_urls_unavailable_reason).
 import type { Config } from '../../config/config.ts';
 import type { Db } from '../../db/db.ts';
-import { publicLinks } from '../../engine/links.ts';
+import { publicLinks, type EngineDriver } from '../../engine/index.ts';
 import type { Principal } from '../access/principal.ts';
 import { describeServiceRow } from './service-spec.ts';
 import type { ServicesService } from './services.service.ts';
-import type { EngineDriver } from '../../engine/engine.ts';
 
 export interface ServiceLink {
   service_id: string; service_type: string; url: string; internal_port: number; external_port: number; is_qovery_domain: boolean; is_default: boolean;

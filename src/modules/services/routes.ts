@@ -1,7 +1,7 @@
 // Every route of the services module (applications, containers, databases, jobs, shared,
 // organization annotations/labels groups).
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { applicationRoutes } from './applications/application.routes.ts';
 import { containerRoutes } from './containers/container.routes.ts';
 import { databaseRoutes } from './databases/database.routes.ts';

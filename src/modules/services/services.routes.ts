@@ -1,9 +1,12 @@
 // HTTP routes every service type shares: status of applications, containers, databases and jobs,
 // the environment's listing of every service, and advanced settings (per service and defaults)
 // of applications, containers and jobs. PUT advancedSettings answers 201 (the public API's).
+// Every route is written with its public path and operationId; the service types share one
+// function per kind of route (serviceRouteKinds) for its schema and handler.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NamedPageQuery, Paginated, idParams } from '../../http/schemas.ts';
 import {
@@ -38,78 +41,114 @@ const EngineSupport = Type.Object({
 
 const settingsEngine = (name: string): SettingsEngine => (name === 'docker' || name === 'swarm' ? name : 'simulated');
 
-const TYPES = [
-  { path: 'application', type: 'APPLICATION', label: 'Application', tag: 'Applications', status: 'getApplicationStatus' },
-  { path: 'container', type: 'CONTAINER', label: 'Container', tag: 'Containers', status: 'getContainerStatus' },
-  { path: 'database', type: 'DATABASE', label: 'Database', tag: 'Databases', status: 'getDatabaseStatus' },
-  { path: 'job', type: 'JOB', label: 'Job', tag: 'Jobs', status: 'getJobStatus' },
-] as const;
+/** a service type as its routes see it: the path parameter of its id, services.type, 404 label, OpenAPI tag */
+interface Family<Type extends string = string> { param: string; type: Type; label: string; tag: string }
 
-const SETTINGS: Array<{ kind: ServiceKind; path: string; type: string; label: string; tag: string; full: TSchema; patch: TSchema; ops: [string, string, string] }> = [
-  { kind: 'application', path: 'application', type: 'APPLICATION', label: 'Application', tag: 'Applications', full: ApplicationAdvancedSettingsSchema, patch: ApplicationAdvancedSettingsPatchSchema, ops: ['getAdvancedSettings', 'editAdvancedSettings', 'getDefaultApplicationAdvancedSettings'] },
-  { kind: 'container', path: 'container', type: 'CONTAINER', label: 'Container', tag: 'Containers', full: ContainerAdvancedSettingsSchema, patch: ContainerAdvancedSettingsPatchSchema, ops: ['getContainerAdvancedSettings', 'editContainerAdvancedSettings', 'getDefaultContainerAdvancedSettings'] },
-  { kind: 'job', path: 'job', type: 'JOB', label: 'Job', tag: 'Jobs', full: JobAdvancedSettingsSchema, patch: JobAdvancedSettingsPatchSchema, ops: ['getJobAdvancedSettings', 'editJobAdvancedSettings', 'getDefaultJobAdvancedSettings'] },
-];
+const APPLICATION: Family<'APPLICATION'> = { param: 'applicationId', type: 'APPLICATION', label: 'Application', tag: 'Applications' };
+const CONTAINER: Family<'CONTAINER'> = { param: 'containerId', type: 'CONTAINER', label: 'Container', tag: 'Containers' };
+const DATABASE: Family = { param: 'databaseId', type: 'DATABASE', label: 'Database', tag: 'Databases' };
+const JOB: Family = { param: 'jobId', type: 'JOB', label: 'Job', tag: 'Jobs' };
+
+/** a service type with advanced settings: its kind and the schemas of its settings (complete, and a change) */
+interface Settings extends Family { kind: ServiceKind; full: TSchema; patch: TSchema }
+
+const APPLICATION_SETTINGS: Settings = { ...APPLICATION, kind: 'application', full: ApplicationAdvancedSettingsSchema, patch: ApplicationAdvancedSettingsPatchSchema };
+const CONTAINER_SETTINGS: Settings = { ...CONTAINER, kind: 'container', full: ContainerAdvancedSettingsSchema, patch: ContainerAdvancedSettingsPatchSchema };
+const JOB_SETTINGS: Settings = { ...JOB, kind: 'job', full: JobAdvancedSettingsSchema, patch: JobAdvancedSettingsPatchSchema };
+
+/** the schema and handler of each kind of per-service route (the routes below give path and operationId) */
+function serviceRouteKinds(ctx: AppContext) {
+  const svc = ctx.services.services;
+  const idOf = (req: FastifyRequest, f: Family) => (req.params as Record<string, string>)[f.param]!;
+  const notApplied = (s: Settings) => notAppliedSettings(settingsEngine(ctx.engine.name), advancedSettingKeys(s.kind)).map((n) => n.key).join(', ');
+  return {
+    /** GET /<type>/{id}/status */
+    status: (f: Family, operationId: string) => ({
+      schema: { tags: [f.tag], operationId, params: idParams(f.param), response: { 200: ServiceStatus } },
+      handler: async (req: FastifyRequest) => svc.status(req.principal, idOf(req, f), f.type, f.label),
+    }),
+    /** GET /<type>/{id}/link */
+    links: (f: Family<'APPLICATION' | 'CONTAINER'>, operationId: string) => ({
+      schema: {
+        tags: [f.tag], operationId, params: idParams(f.param), response: { 200: LinkList },
+        summary: 'Public URLs of the publicly accessible ports (INGRESS_DOMAIN, INGRESS_PORT); on the simulated engine nothing is deployed, so they do not answer',
+      },
+      handler: async (req: FastifyRequest) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc, engine: ctx.engine }, req.principal, idOf(req, f), f.type, f.label),
+    }),
+    /** GET /<type>/{id}/advancedSettings */
+    getSettings: (s: Settings, operationId: string) => {
+      const keys = notApplied(s);
+      return {
+        schema: { tags: [s.tag], operationId, description: NOT_APPLIED_NOTE, params: idParams(s.param), response: { 200: s.full } },
+        handler: async (req: FastifyRequest, reply: FastifyReply) => {
+          const settings = await svc.getAdvancedSettings(req.principal, idOf(req, s), s.type, s.label);
+          return reply.header(NOT_APPLIED_HEADER, keys).send(settings);
+        },
+      };
+    },
+    /** PUT /<type>/{id}/advancedSettings: 201 with the complete object */
+    editSettings: (s: Settings, operationId: string) => {
+      const keys = notApplied(s);
+      return {
+        schema: { tags: [s.tag], operationId, summary: 'Change advanced settings: the keys sent change, the others stay; answers the complete object', description: NOT_APPLIED_NOTE, params: idParams(s.param), body: s.patch, response: { 201: s.full } },
+        handler: async (req: FastifyRequest, reply: FastifyReply) => reply.code(201).header(NOT_APPLIED_HEADER, keys)
+          .send(await svc.editAdvancedSettings(req.principal, idOf(req, s), s.type, s.label, req.body as Record<string, unknown>)),
+      };
+    },
+    /** GET /<type>/{id}/advancedSettings/engineSupport */
+    settingsEngineSupport: (s: Settings, operationId: string) => ({
+      schema: {
+        tags: [s.tag], operationId, params: idParams(s.param), response: { 200: EngineSupport },
+        summary: 'Which of the advanced settings the running engine applies, and why not the others (docs/advanced-settings.md)',
+      },
+      handler: async (req: FastifyRequest) => {
+        await svc.getAdvancedSettings(req.principal, idOf(req, s), s.type, s.label);
+        const engine = settingsEngine(ctx.engine.name);
+        return {
+          engine,
+          results: advancedSettingKeys(s.kind).map((key) => {
+            const support = settingSupport(engine, key);
+            return { key, applied: support === true, reason: support === true ? null : support };
+          }),
+        };
+      },
+    }),
+    /** GET /default<Type>AdvancedSettings */
+    defaultSettings: (s: Settings, operationId: string) => ({
+      schema: { tags: [s.tag], operationId, response: { 200: s.full } },
+      handler: async () => defaultAdvancedSettings(s.kind),
+    }),
+  };
+}
 
 export function serviceRoutes(app: App, ctx: AppContext): void {
   const svc = ctx.services.services;
+  const { status, links, getSettings, editSettings, settingsEngineSupport, defaultSettings } = serviceRouteKinds(ctx);
 
   app.get('/environment/:environmentId/services', {
     schema: { tags: ['Environments'], operationId: 'listEnvironmentServices', summary: 'Every service of the environment, of any type', params: idParams('environmentId'), querystring: NamedPageQuery, response: { 200: Paginated(ServiceListItem) } },
   }, async (req) => svc.listEnvironmentServices(req.principal, req.params.environmentId, pageRequest(req.query, 'configuration')));
 
-  for (const t of TYPES) {
-    const idName = `${t.path}Id`;
-    app.get(`/${t.path}/:${idName}/status`, {
-      schema: { tags: [t.tag], operationId: t.status, params: idParams(idName), response: { 200: ServiceStatus } },
-    }, async (req) => svc.status(req.principal, (req.params as Record<string, string>)[idName]!, t.type, t.label));
-  }
+  app.get('/application/:applicationId/status', status(APPLICATION, 'getApplicationStatus'));
+  app.get('/container/:containerId/status', status(CONTAINER, 'getContainerStatus'));
+  app.get('/database/:databaseId/status', status(DATABASE, 'getDatabaseStatus'));
+  app.get('/job/:jobId/status', status(JOB, 'getJobStatus'));
 
-  for (const t of [TYPES[0], TYPES[1]]) {
-    const idName = `${t.path}Id`;
-    app.get(`/${t.path}/:${idName}/link`, {
-      schema: {
-        tags: [t.tag], operationId: `list${t.label}Links`, params: idParams(idName), response: { 200: LinkList },
-        summary: 'Public URLs of the publicly accessible ports (INGRESS_DOMAIN, INGRESS_PORT); on the simulated engine nothing is deployed, so they do not answer',
-      },
-    }, async (req) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc, engine: ctx.engine }, req.principal, (req.params as Record<string, string>)[idName]!, t.type, t.label));
-  }
+  app.get('/application/:applicationId/link', links(APPLICATION, 'listApplicationLinks'));
+  app.get('/container/:containerId/link', links(CONTAINER, 'listContainerLinks'));
 
-  for (const s of SETTINGS) {
-    const idName = `${s.path}Id`;
-    const title = s.kind[0]!.toUpperCase() + s.kind.slice(1);
-    const notApplied = notAppliedSettings(settingsEngine(ctx.engine.name), advancedSettingKeys(s.kind)).map((n) => n.key).join(', ');
-    app.get(`/${s.path}/:${idName}/advancedSettings`, {
-      schema: { tags: [s.tag], operationId: s.ops[0], description: NOT_APPLIED_NOTE, params: idParams(idName), response: { 200: s.full } },
-    }, async (req, reply) => {
-      const settings = await svc.getAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label);
-      return reply.header(NOT_APPLIED_HEADER, notApplied).send(settings);
-    });
+  app.get('/application/:applicationId/advancedSettings', getSettings(APPLICATION_SETTINGS, 'getAdvancedSettings'));
+  app.put('/application/:applicationId/advancedSettings', editSettings(APPLICATION_SETTINGS, 'editAdvancedSettings'));
+  app.get('/application/:applicationId/advancedSettings/engineSupport', settingsEngineSupport(APPLICATION_SETTINGS, 'getApplicationAdvancedSettingsEngineSupport'));
+  app.get('/defaultApplicationAdvancedSettings', defaultSettings(APPLICATION_SETTINGS, 'getDefaultApplicationAdvancedSettings'));
 
-    app.put(`/${s.path}/:${idName}/advancedSettings`, {
-      schema: { tags: [s.tag], operationId: s.ops[1], summary: 'Change advanced settings: the keys sent change, the others stay; answers the complete object', description: NOT_APPLIED_NOTE, params: idParams(idName), body: s.patch, response: { 201: s.full } },
-    }, async (req, reply) => reply.code(201).header(NOT_APPLIED_HEADER, notApplied)
-      .send(await svc.editAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label, req.body as Record<string, unknown>)));
+  app.get('/container/:containerId/advancedSettings', getSettings(CONTAINER_SETTINGS, 'getContainerAdvancedSettings'));
+  app.put('/container/:containerId/advancedSettings', editSettings(CONTAINER_SETTINGS, 'editContainerAdvancedSettings'));
+  app.get('/container/:containerId/advancedSettings/engineSupport', settingsEngineSupport(CONTAINER_SETTINGS, 'getContainerAdvancedSettingsEngineSupport'));
+  app.get('/defaultContainerAdvancedSettings', defaultSettings(CONTAINER_SETTINGS, 'getDefaultContainerAdvancedSettings'));
 
-    app.get(`/${s.path}/:${idName}/advancedSettings/engineSupport`, {
-      schema: {
-        tags: [s.tag], operationId: `get${title}AdvancedSettingsEngineSupport`, params: idParams(idName), response: { 200: EngineSupport },
-        summary: 'Which of the advanced settings the running engine applies, and why not the others (docs/advanced-settings.md)',
-      },
-    }, async (req) => {
-      await svc.getAdvancedSettings(req.principal, (req.params as Record<string, string>)[idName]!, s.type, s.label);
-      const engine = settingsEngine(ctx.engine.name);
-      return {
-        engine,
-        results: advancedSettingKeys(s.kind).map((key) => {
-          const support = settingSupport(engine, key);
-          return { key, applied: support === true, reason: support === true ? null : support };
-        }),
-      };
-    });
-
-    app.get(`/default${title}AdvancedSettings`, {
-      schema: { tags: [s.tag], operationId: s.ops[2], response: { 200: s.full } },
-    }, async () => defaultAdvancedSettings(s.kind));
-  }
+  app.get('/job/:jobId/advancedSettings', getSettings(JOB_SETTINGS, 'getJobAdvancedSettings'));
+  app.put('/job/:jobId/advancedSettings', editSettings(JOB_SETTINGS, 'editJobAdvancedSettings'));
+  app.get('/job/:jobId/advancedSettings/engineSupport', settingsEngineSupport(JOB_SETTINGS, 'getJobAdvancedSettingsEngineSupport'));
+  app.get('/defaultJobAdvancedSettings', defaultSettings(JOB_SETTINGS, 'getDefaultJobAdvancedSettings'));
 }

@@ -4,7 +4,6 @@
 // every service, and advanced settings. Deletion lives only in `remove` (the deployments engineer
 // hooks engine uninstall there).
 import type { Config } from '../../config/config.ts';
-import type { AppContext } from '../../context.ts';
 import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -20,9 +19,8 @@ import {
 } from './advanced-settings/index.ts';
 import type { Registry, ServiceListItem, ServiceStatus } from './common.schemas.ts';
 import { checkName, iconFor } from './common.rules.ts';
-import { registerPublicPortsCloneHook } from './databases/public-access.ts';
 import { checkServiceGroupRefs, loadServiceGroups, type ServiceGroups } from './groups/groups.service.ts';
-import { applyIngressSettingsNow, changedKeys, isIngressKey } from './ingress-settings.ts';
+import { applyIngressSettingsNow, changedKeys, isIngressKey, type IngressApplyDeps } from './ingress-settings.ts';
 import * as repo from './services.repo.ts';
 import type { ServiceRow } from './services.repo.ts';
 
@@ -96,12 +94,14 @@ export function toStatus(row: ServiceRow): ServiceStatus {
   return { id: row.id, state: row.state, service_deployment_status: row.deployment_status, last_deployment_date: iso(row.last_deployment_at) };
 }
 
-/** modules that must act before a service disappears (engine uninstall) push a hook here; it runs in the deleting transaction */
-export const serviceRemovalHooks: Array<(tx: Queryable, ctx: AppContext, serviceIds: string[]) => Promise<void>> = [];
+export interface ServicesDeps extends IngressApplyDeps {
+  db: Db; sealer: Sealer; scope: ScopeService; config: Config;
+  /** what must happen before services disappear (the engine's uninstall), inside the deleting transaction */
+  beforeRemoval(tx: Queryable, serviceIds: string[]): Promise<void>;
+}
 
-export function createServicesService(deps: { db: Db; sealer: Sealer; scope: ScopeService; config: Config; appContext?: () => AppContext }): ServicesService {
+export function createServicesService(deps: ServicesDeps): ServicesService {
   const { db, sealer, scope, config } = deps;
-  registerPublicPortsCloneHook();
 
   async function present<R>(h: ServiceTypeHandler<any, any, R>, rows: ServiceRow[], env: EnvironmentScope): Promise<R[]> {
     const ids = rows.flatMap((r) => h.registryIds(r));
@@ -173,7 +173,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
     async remove(p, id, type, label = 'Service') {
       await scope.service(p, id, 'write', type, label);
       await db.transaction(async (tx) => {
-        if (deps.appContext) for (const hook of serviceRemovalHooks) await hook(tx, deps.appContext(), [id]);
+        await deps.beforeRemoval(tx, [id]);
         if (!(await repo.deleteService(tx, id))) throw notFound(label);
       });
     },
@@ -220,7 +220,7 @@ export function createServicesService(deps: { db: Db; sealer: Sealer; scope: Sco
         });
       });
       const complete = completeAdvancedSettings(kind, row.advanced_settings) as Record<string, SettingValue>;
-      if (ingressChanged && deps.appContext) await applyIngressSettingsNow(deps.appContext(), row, complete);
+      if (ingressChanged) await applyIngressSettingsNow(deps, row, complete);
       return complete;
     },
   };

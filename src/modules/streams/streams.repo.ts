@@ -2,7 +2,7 @@
 // from transactions older than every one still open (so none can commit behind the cursor),
 // and the environment's service states with each service's latest deployment.
 import type { Queryable } from '../../db/db.ts';
-import type { LogRow } from '../deployments/deployments.repo.ts';
+import type { LogRow } from '../deployments/deployments.service.ts';
 
 /** where a reader stands: after the line (tx, id); the start is (0, 0) */
 export interface LogCursor { tx: string; id: number }

@@ -3,12 +3,12 @@
 // before the stream starts (errors are the usual JSON bodies); then each stream follows the
 // database after its cursor, woken by the process's notification hub.
 import type { FastifyReply } from 'fastify';
-import type { AppContext } from '../../context.ts';
+import type { Platform } from '../../platform.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { iso } from '../../lib/text.ts';
 import type { Principal } from '../access/principal.ts';
-import * as deployRepo from '../deployments/deployments.repo.ts';
-import { toLine } from '../deployments/deployments.service.ts';
+import { findDeploymentRecord, toLine, type DeploymentsService } from '../deployments/deployments.service.ts';
+import type { ScopeService } from '../scope/scope.service.ts';
 import { formatCursor, parseCursor } from './cursor.ts';
 import { createNotificationHub, type NotificationHub, type Notice } from './notifications.ts';
 import { follow, SseConnection, type FollowStep, type SseEvent } from './sse.ts';
@@ -34,16 +34,13 @@ export interface StreamsService {
   close(): Promise<void>;
 }
 
-const byContext = new WeakMap<AppContext, StreamsService>();
-
-/** one per running app: the open connections and the LISTEN connection are per process */
-export function streamsFor(ctx: AppContext): StreamsService {
-  let s = byContext.get(ctx);
-  if (!s) byContext.set(ctx, s = createStreamsService(ctx));
-  return s;
+export interface StreamsDeps extends Pick<Platform, 'db' | 'logger'> {
+  deployments: Pick<DeploymentsService, 'get'>;
+  scope: Pick<ScopeService, 'service' | 'environment'>;
 }
 
-function createStreamsService(ctx: AppContext): StreamsService {
+/** one per running berth (the composition root makes it): the open connections and the LISTEN connection, made on the first stream */
+export function createStreamsService(ctx: StreamsDeps): StreamsService {
   const { db, logger } = ctx;
   let hub: NotificationHub | undefined;
   const open = new Set<SseConnection>();
@@ -67,16 +64,15 @@ function createStreamsService(ctx: AppContext): StreamsService {
 
   return {
     async deploymentLog(r, deploymentId) {
-      await ctx.services.deployments.get(r.principal, deploymentId);
+      await ctx.deployments.get(r.principal, deploymentId);
       const cursor = parseCursor(r.headers['last-event-id'], r.cursor);
       let at = cursor.log;
       let sentStatus = cursor.status;
       const filter: repo.LogFilter = { column: 'deployment_id', value: deploymentId };
       await start(r, (n) => n.channel !== 'resync' && n.deployment_id === deploymentId, async () => {
         // the record first: lines committed before it finished are then visible to the read below
-        const row = await deployRepo.findDeployment(db, deploymentId);
-        if (!row) return { events: [], more: false, done: true };
-        const record = deployRepo.toRecord(row);
+        const record = await findDeploymentRecord(db, deploymentId);
+        if (!record) return { events: [], more: false, done: true };
         const rows = await repo.linesAfter(db, filter, at, BATCH);
         const { events, last } = logEvents(rows, sentStatus);
         if (last) at = last;
@@ -94,7 +90,7 @@ function createStreamsService(ctx: AppContext): StreamsService {
 
     async serviceLog(r, serviceId, type, label, tail = 100) {
       if (!Number.isInteger(tail) || tail < 0 || tail > 10_000) throw badRequest('tail must be an integer between 0 and 10000');
-      await ctx.services.scope.service(r.principal, serviceId, 'read', type, label);
+      await ctx.scope.service(r.principal, serviceId, 'read', type, label);
       const cursor = parseCursor(r.headers['last-event-id'], r.cursor);
       const filter: repo.LogFilter = { column: 'service_id', value: serviceId };
       let at: repo.LogCursor | null = cursor.log === repo.START ? null : cursor.log;
@@ -115,7 +111,7 @@ function createStreamsService(ctx: AppContext): StreamsService {
     },
 
     async environmentStatus(r, environmentId) {
-      await ctx.services.scope.environment(r.principal, environmentId, 'read');
+      await ctx.scope.environment(r.principal, environmentId, 'read');
       const sent = new Map<string, string>();
       let seq = 0;
       const base = Date.now();

@@ -1,6 +1,6 @@
 // HTTP routes of organization API tokens.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, idParams } from '../../http/schemas.ts';
 import { ApiTokenCreated, ApiTokenCreateRequest, ApiTokenList, ApiTokenQuery } from './tokens.schemas.ts';

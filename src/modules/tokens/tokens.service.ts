@@ -18,6 +18,10 @@ export interface TokensService {
   remove(p: Principal, orgId: string, tokenId: string): Promise<void>;
   /** for the CLI and the bootstrap: no caller to authorize */
   issue(db: Queryable, orgId: string, name: string, role: Role, description?: string): Promise<ApiTokenCreated>;
+  /** for the bootstrap: the OWNER token BOOTSTRAP_TOKEN names (by its hash), made or kept */
+  keepBootstrapToken(orgId: string, tokenHash: string): Promise<void>;
+  /** for the bootstrap: how many tokens the organization has */
+  count(orgId: string): Promise<number>;
 }
 
 export function createTokensService(deps: { db: Db; access: AccessService; identity: IdentityService; organizations: OrganizationsService }): TokensService {
@@ -33,6 +37,8 @@ export function createTokensService(deps: { db: Db; access: AccessService; ident
   }
 
   return {
+    keepBootstrapToken: (orgId, tokenHash) => repo.upsertBootstrapToken(db, orgId, tokenHash),
+    count: (orgId) => repo.countTokens(db, orgId),
     issue: (q, orgId, name, role, description) => issue(q, orgId, name, role, description),
     async list(p, orgId, req, name) {
       await organizations.authorize(p, orgId, 'manage');

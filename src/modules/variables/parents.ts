@@ -1,6 +1,6 @@
 // The table of everything that can own variables: projects, environments and each service type.
-// Routes, scope names and 404 texts are derived from it, so a new service kind is one row here
-// (with a path segment if it gets the per-parent routes) and no new variable code.
+// Scope names and 404 texts are derived from it, so a new service kind is one row here and no new
+// variable code (plus its lines in parent.routes.ts if it gets the per-parent routes).
 
 export type VariableScope = 'PROJECT' | 'ENVIRONMENT' | 'APPLICATION' | 'CONTAINER' | 'JOB' | 'HELM' | 'TERRAFORM' | 'AGENTIC_WORKFLOW';
 
@@ -11,25 +11,19 @@ export interface ParentKind {
   serviceType: string | null;
   /** 404 text: "<label> not found" */
   label: string;
-  /** path segment of the per-parent routes (`/{segment}/{id}/environmentVariable`); null: only `/variable` */
-  segment: string | null;
-  /** path parameter name of the per-parent routes */
+  /** path parameter name of the per-parent routes (parent.routes.ts; HELM, TERRAFORM and AGENTIC_WORKFLOW have none, only `/variable`) */
   param: string;
-  /** the {Parent} part of the public operationIds (listApplicationEnvironmentVariable, …) */
-  operationName: string;
-  /** operationId of `POST /{segment}/{id}/environmentVariable/import`; null: no such route */
-  importOperationId: string | null;
 }
 
 export const PARENT_KINDS: readonly ParentKind[] = [
-  { scope: 'PROJECT', level: 'project', serviceType: null, label: 'Project', segment: 'project', param: 'projectId', operationName: 'Project', importOperationId: null },
-  { scope: 'ENVIRONMENT', level: 'environment', serviceType: null, label: 'Environment', segment: 'environment', param: 'environmentId', operationName: 'Environment', importOperationId: null },
-  { scope: 'APPLICATION', level: 'service', serviceType: 'APPLICATION', label: 'Application', segment: 'application', param: 'applicationId', operationName: 'Application', importOperationId: 'importEnvironmentVariable' },
-  { scope: 'CONTAINER', level: 'service', serviceType: 'CONTAINER', label: 'Container', segment: 'container', param: 'containerId', operationName: 'Container', importOperationId: 'importContainerEnvironmentVariable' },
-  { scope: 'JOB', level: 'service', serviceType: 'JOB', label: 'Job', segment: 'job', param: 'jobId', operationName: 'Job', importOperationId: 'importJobEnvironmentVariable' },
-  { scope: 'HELM', level: 'service', serviceType: 'HELM', label: 'Helm', segment: null, param: 'helmId', operationName: 'Helm', importOperationId: null },
-  { scope: 'TERRAFORM', level: 'service', serviceType: 'TERRAFORM', label: 'Terraform', segment: null, param: 'terraformId', operationName: 'Terraform', importOperationId: null },
-  { scope: 'AGENTIC_WORKFLOW', level: 'service', serviceType: 'AGENTIC_WORKFLOW', label: 'Agentic workflow', segment: null, param: 'agenticWorkflowId', operationName: 'AgenticWorkflow', importOperationId: null },
+  { scope: 'PROJECT', level: 'project', serviceType: null, label: 'Project', param: 'projectId' },
+  { scope: 'ENVIRONMENT', level: 'environment', serviceType: null, label: 'Environment', param: 'environmentId' },
+  { scope: 'APPLICATION', level: 'service', serviceType: 'APPLICATION', label: 'Application', param: 'applicationId' },
+  { scope: 'CONTAINER', level: 'service', serviceType: 'CONTAINER', label: 'Container', param: 'containerId' },
+  { scope: 'JOB', level: 'service', serviceType: 'JOB', label: 'Job', param: 'jobId' },
+  { scope: 'HELM', level: 'service', serviceType: 'HELM', label: 'Helm', param: 'helmId' },
+  { scope: 'TERRAFORM', level: 'service', serviceType: 'TERRAFORM', label: 'Terraform', param: 'terraformId' },
+  { scope: 'AGENTIC_WORKFLOW', level: 'service', serviceType: 'AGENTIC_WORKFLOW', label: 'Agentic workflow', param: 'agenticWorkflowId' },
 ];
 
 export const VARIABLE_SCOPES = PARENT_KINDS.map((k) => k.scope);

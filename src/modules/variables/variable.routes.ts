@@ -1,7 +1,7 @@
 // The generic `/variable` routes (any scope, by `parent_id` + `scope`, secrets included with a null
 // value) and `GET /variable/effective`: what a project, environment or service resolves to.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, idParams } from '../../http/schemas.ts';
 import {

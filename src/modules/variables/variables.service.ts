@@ -9,7 +9,6 @@ import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
-import { registerVariablesCloneHook } from './clone.hook.ts';
 import { effectiveForView } from './effective.ts';
 import type { EffectiveVariable } from './effective.rules.ts';
 import { createOwnerResolver, type Owner } from './owners.ts';
@@ -49,7 +48,6 @@ export interface VariablesService {
 export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: ScopeService; organizations: OrganizationsService }): VariablesService {
   const { db, sealer, organizations } = deps;
   const resolveOwner = createOwnerResolver(deps);
-  registerVariablesCloneHook();
 
   /** the stored variable, 404 when missing, of another flavor, or (with an owner) not owned by it */
   async function loadVariable(variableId: string, flavor: Flavor, ownerId: string | null, visibleFrom?: Owner): Promise<repo.VariableRow> {

@@ -1,6 +1,6 @@
 // HTTP routes of organization webhooks: CRUD, the delivery history, redelivery and a test ping.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, PageQuery, idParams, optionalBody } from '../../http/schemas.ts';
 import { EmptyRequest } from '../deployments/deployments.schemas.ts';

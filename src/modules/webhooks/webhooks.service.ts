@@ -21,6 +21,10 @@ type WebhookOut = Static<typeof Webhook>;
 type EventOut = Static<typeof WebhookEvent>;
 type Paged<T> = { results: T[]; pagination: ReturnType<typeof page>['pagination'] };
 
+// For the delivery worker (src/workers/webhooks.ts): the event to attempt and its webhook, the
+// attempt and outcome recorded, a webhook disabled (410 Gone); never through webhooks.repo.ts.
+export { disableWebhook, findEvent, findWebhookById, recordAttempt, updateEventOutcome } from './webhooks.repo.ts';
+
 export interface WebhooksService {
   list(p: Principal, organizationId: string, req: PageRequest): Promise<Paged<WebhookOut>>;
   create(p: Principal, organizationId: string, body: Static<typeof WebhookCreateRequest>): Promise<Static<typeof WebhookCreated>>;

@@ -2,7 +2,7 @@
 // (the webhook's JSON body, the schedule occurrence, or a person), where its final answer goes
 // (each output's instructions), the platform services it was given as context, and the
 // repositories cloned into its workspace.
-import type { AgentContextService } from '../../engine/agent/spec.ts';
+import type { AgentContextService } from '../../engine/index.ts';
 import type { OutputSpec } from './workflows.rules.ts';
 
 export const PAYLOAD_PROMPT_LIMIT = 64 * 1024;

@@ -8,18 +8,16 @@
 // the run's outcome recorded.
 import type { Queryable } from '../../db/db.ts';
 import type { Sealer } from '../../lib/crypto.ts';
-import type { AgentContextService, AgentModel, AgentRepository, AgentRunOutcome, AgentRunSpec, McpServerEntry } from '../../engine/agent/spec.ts';
-import { repositoryDirs } from '../../engine/agent/workspace.ts';
-import { publicLinks } from '../../engine/links.ts';
+import { publicLinks, repositoryDirs, type AgentContextService, type AgentModel, type AgentRepository, type AgentRunOutcome, type AgentRunSpec, type McpServerEntry } from '../../engine/index.ts';
 import { gitCredential } from '../git-tokens/git-credentials.ts';
-import * as mcpRepo from '../mcp-servers/mcp-servers.repo.ts';
-import * as providersRepo from '../llm-providers/llm-providers.repo.ts';
+import { findMcpServerRows, sealedHeadersOf } from '../mcp-servers/mcp-servers.service.ts';
+import { findProviderRow, type ProviderRow } from '../llm-providers/llm-providers.service.ts';
 import { composePrompt } from './agent-prompt.ts';
 import { parseMcpConfig } from './mcp-config.ts';
 import { effectiveBaseUrl, parseModelSettings } from './model-settings.ts';
 import * as workflowsRepo from './workflows.repo.ts';
 import { defaultSpec, platformAccessOf } from './workflows.rules.ts';
-import { mintRunCredential } from '../run-credentials/run-credentials.repo.ts';
+import { mintRunCredential } from '../run-credentials/run-credentials.service.ts';
 
 export interface AgentRunDeps {
   db: Queryable; sealer: Sealer; ingress: { domain: string; port: number };
@@ -64,7 +62,7 @@ async function contextServices(deps: AgentRunDeps, ids: string[], environmentId:
   });
 }
 
-function modelOf(deps: AgentRunDeps, type: string, apiKey: string | null, provider: providersRepo.ProviderRow | null, baseUrl: string | null, modelId: string | null): AgentModel | string {
+function modelOf(deps: AgentRunDeps, type: string, apiKey: string | null, provider: ProviderRow | null, baseUrl: string | null, modelId: string | null): AgentModel | string {
   const credential = apiKey ?? (provider?.credential_sealed ? deps.sealer.open(provider.credential_sealed) : null);
   if (!credential && deps.requireCredential) return 'The workflow has no model credential: set model.api_key, or model.llm_provider_id to a provider with a credential';
   if (type === 'BEDROCK') {
@@ -96,7 +94,7 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
 
   const settings = parseModelSettings(spec.model.settings);
   if (!settings.ok) return problem(`model.settings: ${settings.problems.join('; ')}`);
-  const provider = row.llm_provider_id ? await providersRepo.findProvider(db, row.llm_provider_id) : null;
+  const provider = row.llm_provider_id ? await findProviderRow(db, row.llm_provider_id) : null;
   if (row.llm_provider_id && !provider) return problem('The workflow\'s LLM provider is gone (model.llm_provider_id)');
   const apiKey = row.secrets.api_key ? sealer.open(row.secrets.api_key) : null;
   const model = modelOf(deps, spec.model.type, apiKey, provider, effectiveBaseUrl(settings.value, provider), settings.value.model);
@@ -112,8 +110,8 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     if ('headers' in entry) secrets.push(...Object.values(entry.headers ?? {}));
   }
   const attached = (await workflowsRepo.attachedMcpServers(db, [serviceId])).get(serviceId) ?? [];
-  const connectors = await mcpRepo.findMcpServers(db, attached.map((a) => a.id));
-  const sealedHeaders = await mcpRepo.sealedHeadersOf(db, connectors.map((c) => c.id));
+  const connectors = await findMcpServerRows(db, attached.map((a) => a.id));
+  const sealedHeaders = await sealedHeadersOf(db, connectors.map((c) => c.id));
   for (const [i, ref] of attached.entries()) {
     const c = connectors.find((x) => x.id === ref.id);
     if (!c) continue;

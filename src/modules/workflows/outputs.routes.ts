@@ -2,7 +2,7 @@
 // (read), redeliver one (write; 202, a new attempt queued), and the workflow's output signing
 // secret (read). Decision 0192.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { PageQuery, idParams, optionalBody } from '../../http/schemas.ts';
 import { EmptyRequest } from '../deployments/deployments.schemas.ts';

@@ -21,6 +21,10 @@ import type { OutputSpec } from './workflows.rules.ts';
 import { WORKFLOW_LABEL, WORKFLOW_TYPE, type WorkflowsService } from './workflows.service.ts';
 
 /** the task kind of one delivery attempt */
+// For the output delivery worker (src/workers/workflow-outputs.ts): the delivery to attempt, and
+// its attempt and outcome recorded; never through outputs.repo.ts.
+export { findDelivery, recordAttempt, updateOutcome } from './outputs.repo.ts';
+
 export const OUTPUT_DELIVERY_TASK = 'workflows.output-deliver';
 
 type Header = { name: string; value: string };

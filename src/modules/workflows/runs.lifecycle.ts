@@ -1,25 +1,25 @@
 // How workflow runs meet the deployments module: a new run requests a DEPLOY of the workflow
-// service in the run's transaction (IN_PLACE), the settled-deployment hook moves the run to
-// SUCCEEDED / FAILED / CANCELED, and WORKFLOW_RUN_* events are emitted on start and finish.
-// Also copies a workflow's own rows when its environment is cloned.
+// service in the run's transaction (IN_PLACE), a settled deployment (onDeploymentSettled, called
+// by the deployments service as the composition root wires it) moves the run to SUCCEEDED /
+// FAILED / CANCELED, and WORKFLOW_RUN_* events are emitted on start and finish. Also copies a
+// workflow's own rows when its environment is cloned.
 import type { Queryable } from '../../db/db.ts';
-import { emitEvent } from '../../events/emit.ts';
+import { emitEvent } from '../webhooks/emit.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
-import { deploymentSettledHooks, type DeploymentRecord, type DeploymentsService } from '../deployments/deployments.service.ts';
-import { cloneHooks, type EnvironmentsService } from '../environments/environments.service.ts';
+import type { DeploymentRecord, DeploymentsService } from '../deployments/deployments.service.ts';
+import type { ClonedEnvironment, EnvironmentsService } from '../environments/environments.service.ts';
 import * as repo from './runs.repo.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { enqueueOutputDeliveries } from './outputs.service.ts';
-import type { RunStarter } from './runs.service.ts';
+
+/** how a QUEUED run is started (deployment request), inside the transaction that created it */
+export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
 
 export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments?: EnvironmentsService }
 
 /** how long a run's throwaway environment copy lives at most (deleted earlier when the run settles) */
 export const RUN_COPY_TTL_MS = 24 * 3600_000;
-
-let latest: RunLifecycleDeps | undefined;
-let installed = false;
 
 type RunEvent = 'WORKFLOW_RUN_STARTED' | 'WORKFLOW_RUN_SUCCEEDED' | 'WORKFLOW_RUN_FAILED';
 
@@ -77,7 +77,8 @@ export function runStatusOf(deploymentStatus: string): 'SUCCEEDED' | 'FAILED' | 
   return deploymentStatus === 'CANCELED' ? 'CANCELED' : 'FAILED';
 }
 
-async function onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void> {
+/** a settled deployment of a workflow: its run's outcome, outputs and event, and its throwaway copy's cleanup */
+export async function onDeploymentSettled(tx: Queryable, deps: { queue: TaskQueue; sealer: Sealer }, d: DeploymentRecord): Promise<void> {
   if (d.service_type !== 'AGENTIC_WORKFLOW') return;
   const run = await repo.findRunByDeployment(tx, d.id);
   if (!run) return;
@@ -85,24 +86,16 @@ async function onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<
   // (a cancel marks the run CANCELED before the killed deployment settles); the run keeps its log
   if (run.clone_environment_id) {
     await repo.keepRunLog(tx, run.id, d.id);
-    if (latest) {
-      await latest.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
-    }
+    await deps.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
   }
   if (!['QUEUED', 'RUNNING'].includes(run.status)) return;
   const status = runStatusOf(d.status);
   await repo.setRun(tx, run.id, { status, message: d.message ?? null });
-  if (latest) await enqueueOutputDeliveries(tx, { queue: latest.queue, sealer: latest.sealer }, run.id);
-  if (latest && status !== 'CANCELED') await emitRunEvent(tx, latest.queue, status === 'SUCCEEDED' ? 'WORKFLOW_RUN_SUCCEEDED' : 'WORKFLOW_RUN_FAILED', run.id);
+  await enqueueOutputDeliveries(tx, deps, run.id);
+  if (status !== 'CANCELED') await emitRunEvent(tx, deps.queue, status === 'SUCCEEDED' ? 'WORKFLOW_RUN_SUCCEEDED' : 'WORKFLOW_RUN_FAILED', run.id);
 }
 
-/** hooks are process-wide lists: installed once, using the latest context's queue */
-export function installRunLifecycle(deps: RunLifecycleDeps): void {
-  latest = deps;
-  if (installed) return;
-  installed = true;
-  deploymentSettledHooks.push(onDeploymentSettled);
-  cloneHooks.push(async (tx, _ctx, args) => {
-    for (const [from, to] of args.serviceIdMap) await repo.copyWorkflowRows(tx, from, to, args.toEnvironmentId);
-  });
+/** a cloned environment's workflows get their own rows (the copy of each workflow service) */
+export async function copyWorkflowsOnClone(tx: Queryable, clone: ClonedEnvironment): Promise<void> {
+  for (const [from, to] of clone.serviceIdMap) await repo.copyWorkflowRows(tx, from, to, clone.toEnvironmentId);
 }

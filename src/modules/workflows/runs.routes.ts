@@ -2,7 +2,7 @@
 // path is never logged: the route logs at warn level only), run history, cancel, deployment history.
 import { Type } from 'typebox';
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { PageQuery, Uuid, idParams } from '../../http/schemas.ts';
 import { CancelRequest, WorkflowDeploymentHistory, WorkflowRun, WorkflowRunList } from './runs.schemas.ts';

@@ -18,14 +18,11 @@ import type { WorkflowDeploymentHistoryItem, WorkflowRun } from './runs.schemas.
 import type { TaskQueue } from '../../queue/queue.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { EnvironmentsService } from '../environments/environments.service.ts';
-import { deploymentRunStarter, installRunLifecycle } from './runs.lifecycle.ts';
-import * as deploymentsRepo from '../deployments/deployments.repo.ts';
-import { toLine, type LogLine } from '../deployments/deployments.service.ts';
+import { deploymentRunStarter, onDeploymentSettled, type RunStarter } from './runs.lifecycle.ts';
+import { deploymentLogRows, findDeploymentRecord, toLine, type DeploymentRecord, type LogLine } from '../deployments/deployments.service.ts';
 import { enqueueOutputDeliveries } from './outputs.service.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 
-/** how a QUEUED run is started (deployment request), inside the transaction that created it */
-export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
 
 export interface WorkflowRunsService {
   hook(workflowId: string, secret: string, ip: string, payload: unknown): Promise<WorkflowRun>;
@@ -41,25 +38,26 @@ export interface WorkflowRunsService {
   deploymentHistory(p: Principal, workflowId: string, req: PageRequest): Promise<{ results: Static<typeof WorkflowDeploymentHistoryItem>[]; pagination: PageInfo }>;
   /** inserts the due schedule occurrences' runs and advances next_run_at; returns the runs made */
   tickSchedules(now?: Date): Promise<number>;
+  /** a deployment settled (inside its transaction): a workflow's run takes its outcome */
+  onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
 }
+
+// For the workflow schedule worker: the throwaway environment copy of a CLONE_ENVIRONMENT run
+// (its organization while it is one, and its deletion once settled); never through runs.repo.ts.
+export { deleteRunCopy, runCopyOrganization } from './runs.repo.ts';
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 const TICK_BATCH = 200;
 
 export function createWorkflowRunsService(deps: {
-  db: Db; scope: ScopeService; workflows: WorkflowsService; deployments?: DeploymentsService; queue?: TaskQueue; environments?: EnvironmentsService; sealer?: Sealer;
+  db: Db; scope: ScopeService; workflows: WorkflowsService; deployments: DeploymentsService; queue: TaskQueue; environments: EnvironmentsService; sealer: Sealer;
 }): WorkflowRunsService {
   const { db, scope, workflows, deployments } = deps;
-  let startRun: RunStarter = async () => { /* no deployments module: the run stays a QUEUED record */ };
-  if (deployments && deps.queue && deps.sealer) {
-    const lifecycle = { deployments, queue: deps.queue, sealer: deps.sealer, ...(deps.environments ? { environments: deps.environments } : {}) };
-    installRunLifecycle(lifecycle);
-    startRun = deploymentRunStarter(lifecycle);
-  }
+  const startRun: RunStarter = deploymentRunStarter(deps);
 
   /** cancels the run's deployment (the agent container is killed), then records the run CANCELED */
   async function cancelOne(p: Principal, workflowId: string, run: repo.RunRow): Promise<WorkflowRun> {
-    if (run.deployment_id && deployments) {
+    if (run.deployment_id) {
       try {
         await deployments.cancel(p, run.deployment_id);
       } catch (err) {
@@ -71,13 +69,14 @@ export function createWorkflowRunsService(deps: {
       const fresh = await repo.lockRun(tx, workflowId, run.id);
       if (fresh && ['QUEUED', 'RUNNING'].includes(fresh.status)) {
         await repo.setRun(tx, run.id, { status: 'CANCELED', message: `Canceled by ${displayName(p)}` });
-        if (deps.queue && deps.sealer) await enqueueOutputDeliveries(tx, { queue: deps.queue, sealer: deps.sealer }, run.id);
+        await enqueueOutputDeliveries(tx, deps, run.id);
       }
       return repo.toRun((await repo.findRun(tx, workflowId, run.id))!);
     });
   }
 
   return {
+    onDeploymentSettled: (tx, d) => onDeploymentSettled(tx, deps, d),
     async hook(workflowId, secret, ip, payload) {
       const row = await workflowsRepo.findWorkflow(db, workflowId);
       const expected = row ? workflows.webhookSecret(row) : null;
@@ -119,9 +118,9 @@ export function createWorkflowRunsService(deps: {
       const run = await repo.findRun(db, workflowId, runId);
       if (!run) throw notFound('Run');
       const limited = tail !== undefined ? { ...req, limit: tail, offset: 0, page: 1, pageSize: tail } : req;
-      const live = run.deployment_id ? await deploymentsRepo.findDeployment(db, run.deployment_id) : null;
+      const live = run.deployment_id ? await findDeploymentRecord(db, run.deployment_id) : null;
       if (live) {
-        const { items, total } = await deploymentsRepo.deploymentLogs(db, live.id, limited.limit, limited.offset, tail !== undefined);
+        const { items, total } = await deploymentLogRows(db, live.id, limited.limit, limited.offset, tail !== undefined);
         return page(limited, items.map(toLine), total);
       }
       const { items, total } = await repo.keptRunLog(db, run.id, limited.limit, limited.offset, tail !== undefined);

@@ -1,6 +1,6 @@
 // HTTP routes of agentic workflows: list/create in an environment, get/edit/delete by id.
 import type { AppContext } from '../../context.ts';
-import type { App } from '../../http/app.ts';
+import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NamedPageQuery, NoContent, idParams } from '../../http/schemas.ts';
 import { AgenticWorkflow, AgenticWorkflowList, AgenticWorkflowRequest } from './workflows.schemas.ts';

@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../../config/config.ts';
-import { publishAddress } from '../../../engine/docker/containers.ts';
+import { publishAddress } from '../../../lib/net.ts';
 import { publicHost } from './public-access.ts';
 
 describe('PUBLIC database addresses', () => {

@@ -9,9 +9,9 @@
 import { createServer } from 'node:net';
 import type { Config } from '../../../config/config.ts';
 import type { Queryable } from '../../../db/db.ts';
-import { publishAddress } from '../../../engine/docker/containers.ts';
+import { publishAddress } from '../../../lib/net.ts';
 import { conflict } from '../../../lib/errors.ts';
-import { cloneHooks, type CloneHook } from '../../environments/environments.service.ts';
+import type { ClonedEnvironment } from '../../environments/environments.service.ts';
 
 export type PublicAccessConfig = Pick<Config, 'ingressHost' | 'ingressDomain' | 'databasePublicPorts'>;
 
@@ -76,15 +76,10 @@ export async function releasePublicPort(db: Queryable, serviceId: string): Promi
 }
 
 /** an environment clone copies PUBLIC databases: each copy gets a port of its own */
-const reserveForClones: CloneHook = async (tx, ctx, args) => {
-  const copies = [...args.serviceIdMap.values()];
+export async function reservePublicPortsForClone(tx: Queryable, config: PublicAccessConfig, clone: ClonedEnvironment): Promise<void> {
+  const copies = [...clone.serviceIdMap.values()];
   if (copies.length === 0) return;
   const open = await tx.query<{ id: string }>(
     `select id from services where id = any($1::uuid[]) and type = 'DATABASE' and spec->>'accessibility' = 'PUBLIC' order by created_at, id`, [copies]);
-  for (const { id } of open) await reservePublicPort(tx, id, ctx.config);
-};
-
-/** idempotent: every app built in one process shares the hook list */
-export function registerPublicPortsCloneHook(): void {
-  if (!cloneHooks.includes(reserveForClones)) cloneHooks.push(reserveForClones);
+  for (const { id } of open) await reservePublicPort(tx, id, config);
 }

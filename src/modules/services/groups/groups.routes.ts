@@ -1,7 +1,9 @@
-// HTTP routes of organization annotations and labels groups.
+// HTTP routes of organization annotations and labels groups: the same five routes for each kind,
+// written with their public paths and operationIds; groupRoutesOf gives each its schema and handler.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { AppContext } from '../../../context.ts';
-import type { App } from '../../../http/app.ts';
+import type { App } from '../../../http/app-type.ts';
 import { pageRequest } from '../../../http/pagination.ts';
 import { NoContent, PageQuery, idParams } from '../../../http/schemas.ts';
 import type { GroupKind } from './groups.repo.ts';
@@ -9,36 +11,62 @@ import {
   AnnotationsGroup, AnnotationsGroupList, AnnotationsGroupRequest, LabelsGroup, LabelsGroupList, LabelsGroupRequest,
 } from './groups.schemas.ts';
 
-const KINDS: Array<{ kind: GroupKind; path: string; op: string; body: TSchema; item: TSchema; list: TSchema }> = [
-  { kind: 'annotations', path: 'annotationsGroup', op: 'AnnotationsGroup', body: AnnotationsGroupRequest, item: AnnotationsGroup, list: AnnotationsGroupList },
-  { kind: 'labels', path: 'labelsGroup', op: 'LabelsGroup', body: LabelsGroupRequest, item: LabelsGroup, list: LabelsGroupList },
-];
+interface Kind { kind: GroupKind; param: string; body: TSchema; item: TSchema; list: TSchema }
 
-export function groupRoutes(app: App, ctx: AppContext): void {
+const ANNOTATIONS: Kind = { kind: 'annotations', param: 'annotationsGroupId', body: AnnotationsGroupRequest, item: AnnotationsGroup, list: AnnotationsGroupList };
+const LABELS: Kind = { kind: 'labels', param: 'labelsGroupId', body: LabelsGroupRequest, item: LabelsGroup, list: LabelsGroupList };
+
+/** the route options (schema and handler) of list, create, get, edit and remove for one kind of group */
+function groupRoutesOf(ctx: AppContext, k: Kind) {
   const svc = ctx.services.serviceGroups;
   const tags = ['Organization Annotations and Labels Groups'];
-  for (const k of KINDS) {
-    const idName = `${k.path}Id`;
-    const OrgParams = idParams('organizationId');
-    const Params = idParams('organizationId', idName);
-    const ids = (req: { params: unknown }) => req.params as Record<string, string>;
-    app.get(`/organization/:organizationId/${k.path}`, {
-      schema: { tags, operationId: `listOrganization${k.op}`, params: OrgParams, querystring: PageQuery, response: { 200: k.list } },
-    }, async (req) => svc.list(req.principal, req.params.organizationId, k.kind, pageRequest(req.query, 'configuration')));
-    app.post(`/organization/:organizationId/${k.path}`, {
-      schema: { tags, operationId: `createOrganization${k.op}`, params: OrgParams, body: k.body, response: { 201: k.item } },
-    }, async (req, reply) => reply.code(201).send(await svc.create(req.principal, req.params.organizationId, k.kind, req.body as never)));
-    app.get(`/organization/:organizationId/${k.path}/:${idName}`, {
-      schema: { tags, operationId: `getOrganization${k.op}`, params: Params, response: { 200: k.item } },
-    }, async (req) => svc.get(req.principal, ids(req).organizationId!, k.kind, ids(req)[idName]!));
-    app.put(`/organization/:organizationId/${k.path}/:${idName}`, {
-      schema: { tags, operationId: `editOrganization${k.op}`, summary: 'Replace the group (name and entries)', params: Params, body: k.body, response: { 200: k.item } },
-    }, async (req) => svc.edit(req.principal, ids(req).organizationId!, k.kind, ids(req)[idName]!, req.body as never));
-    app.delete(`/organization/:organizationId/${k.path}/:${idName}`, {
-      schema: { tags, operationId: `deleteOrganization${k.op}`, params: Params, response: NoContent },
-    }, async (req, reply) => {
-      await svc.remove(req.principal, ids(req).organizationId!, k.kind, ids(req)[idName]!);
-      return reply.code(204).send(null);
-    });
-  }
+  const OrgParams = idParams('organizationId');
+  const Params = idParams('organizationId', k.param);
+  const ids = (req: FastifyRequest) => req.params as Record<string, string>;
+  return {
+    /** GET /organization/{organizationId}/<kind>Group */
+    list: (operationId: string) => ({
+      schema: { tags, operationId, params: OrgParams, querystring: PageQuery, response: { 200: k.list } },
+      handler: async (req: FastifyRequest) => svc.list(req.principal, ids(req).organizationId!, k.kind, pageRequest(req.query as { page?: number; page_size?: number }, 'configuration')),
+    }),
+    /** POST /organization/{organizationId}/<kind>Group: 201 */
+    create: (operationId: string) => ({
+      schema: { tags, operationId, params: OrgParams, body: k.body, response: { 201: k.item } },
+      handler: async (req: FastifyRequest, reply: FastifyReply) => reply.code(201).send(await svc.create(req.principal, ids(req).organizationId!, k.kind, req.body as never)),
+    }),
+    /** GET /organization/{organizationId}/<kind>Group/{id} */
+    get: (operationId: string) => ({
+      schema: { tags, operationId, params: Params, response: { 200: k.item } },
+      handler: async (req: FastifyRequest) => svc.get(req.principal, ids(req).organizationId!, k.kind, ids(req)[k.param]!),
+    }),
+    /** PUT /organization/{organizationId}/<kind>Group/{id} */
+    edit: (operationId: string) => ({
+      schema: { tags, operationId, summary: 'Replace the group (name and entries)', params: Params, body: k.body, response: { 200: k.item } },
+      handler: async (req: FastifyRequest) => svc.edit(req.principal, ids(req).organizationId!, k.kind, ids(req)[k.param]!, req.body as never),
+    }),
+    /** DELETE /organization/{organizationId}/<kind>Group/{id}: 204 */
+    remove: (operationId: string) => ({
+      schema: { tags, operationId, params: Params, response: NoContent },
+      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        await svc.remove(req.principal, ids(req).organizationId!, k.kind, ids(req)[k.param]!);
+        return reply.code(204).send(null);
+      },
+    }),
+  };
+}
+
+export function groupRoutes(app: App, ctx: AppContext): void {
+  const annotations = groupRoutesOf(ctx, ANNOTATIONS);
+  app.get('/organization/:organizationId/annotationsGroup', annotations.list('listOrganizationAnnotationsGroup'));
+  app.post('/organization/:organizationId/annotationsGroup', annotations.create('createOrganizationAnnotationsGroup'));
+  app.get('/organization/:organizationId/annotationsGroup/:annotationsGroupId', annotations.get('getOrganizationAnnotationsGroup'));
+  app.put('/organization/:organizationId/annotationsGroup/:annotationsGroupId', annotations.edit('editOrganizationAnnotationsGroup'));
+  app.delete('/organization/:organizationId/annotationsGroup/:annotationsGroupId', annotations.remove('deleteOrganizationAnnotationsGroup'));
+
+  const labels = groupRoutesOf(ctx, LABELS);
+  app.get('/organization/:organizationId/labelsGroup', labels.list('listOrganizationLabelsGroup'));
+  app.post('/organization/:organizationId/labelsGroup', labels.create('createOrganizationLabelsGroup'));
+  app.get('/organization/:organizationId/labelsGroup/:labelsGroupId', labels.get('getOrganizationLabelsGroup'));
+  app.put('/organization/:organizationId/labelsGroup/:labelsGroupId', labels.edit('editOrganizationLabelsGroup'));
+  app.delete('/organization/:organizationId/labelsGroup/:labelsGroupId', labels.remove('deleteOrganizationLabelsGroup'));
 }

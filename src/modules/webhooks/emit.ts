@@ -1,13 +1,14 @@
 // emitEvent: fans an event out to the organization's subscribed webhooks inside the caller's
 // transaction (one webhook_events row and one delivery task per matching webhook), so an event
-// exists exactly when the state change that caused it committed. Filters: the webhook's events,
+// exists exactly when the state change that caused it committed. The webhooks module's, as it owns
+// the webhooks and their events; the catalogue of kinds stays in src/events. Filters: the webhook's events,
 // project_names_filter (wildcards, case-insensitive) and environment_types_filter, combined (AND).
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../db/db.ts';
-import { matchesFilters } from '../modules/webhooks/webhooks.rules.ts';
-import * as webhooksRepo from '../modules/webhooks/webhooks.repo.ts';
-import type { TaskQueue } from '../queue/queue.ts';
-import { EVENT_KINDS, type EventKind } from './catalogue.ts';
+import type { Queryable } from '../../db/db.ts';
+import { matchesFilters } from './webhooks.rules.ts';
+import * as webhooksRepo from './webhooks.repo.ts';
+import type { TaskQueue } from '../../queue/queue.ts';
+import { EVENT_KINDS, type EventKind } from '../../events/catalogue.ts';
 
 export interface EmitInput {
   organizationId: string;

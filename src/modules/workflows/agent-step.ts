@@ -1,20 +1,21 @@
 // The APPLY step of an agentic workflow's deployment: the run's agent, through the engine's
-// runAgent. Keeps the deployment's heartbeat while the agent works quietly (a model can think for
-// minutes without a log line; without it the sweep would take the run for abandoned and start it
-// twice) and picks up a cancel requested through another process. The harness's figures are
-// recorded on the run; a failure is the deployment's (and so the run's) message. The run's berth
-// credential is revoked when the agent stops, whatever stopped it.
-import type { AppContext } from '../context.ts';
-import { EngineFailure, type DriverService, type LogSink } from '../engine/engine.ts';
-import * as deploymentsRepo from '../modules/deployments/deployments.repo.ts';
-import { prepareAgentRun, recordAgentOutcome } from '../modules/workflows/agent-run.ts';
-import { revokeRunCredentials } from '../modules/run-credentials/run-credentials.repo.ts';
+// runAgent. The deployment runner hands it the deployment's handle, whose beat keeps the
+// heartbeat while the agent works quietly (a model can think for minutes without a log line;
+// without it the sweep would take the run for abandoned and start it twice) and says when a
+// cancel was requested through another process. The harness's figures are recorded on the run; a
+// failure is the deployment's (and so the run's) message. The run's berth credential is revoked
+// when the agent stops, whatever stopped it.
+import { EngineFailure, type DriverService, type LogSink } from '../../engine/index.ts';
+import type { Platform } from '../../platform.ts';
+import type { RunningDeployment } from '../deployments/runner.ts';
+import { revokeRunCredentials } from '../run-credentials/run-credentials.service.ts';
+import { prepareAgentRun, recordAgentOutcome } from './agent-run.ts';
 
-type Ctx = Pick<AppContext, 'db' | 'config' | 'engine' | 'sealer'>;
+export type AgentStepDeps = Pick<Platform, 'db' | 'config' | 'engine' | 'sealer'>;
 
 export const agentRunSettings = { heartbeatMs: 5000 };
 
-export async function runWorkflowAgent(ctx: Ctx, target: DriverService, log: LogSink, signal: AbortSignal): Promise<void> {
+export async function runWorkflowAgent(ctx: AgentStepDeps, target: DriverService, log: LogSink, signal: AbortSignal, deployment: RunningDeployment): Promise<void> {
   const deploymentId = target.deploymentId;
   if (!deploymentId) throw new EngineFailure('deploy', 'The workflow deployment has no id (internal error)');
   const prepared = await prepareAgentRun({
@@ -31,9 +32,7 @@ export async function runWorkflowAgent(ctx: Ctx, target: DriverService, log: Log
   const own = new AbortController();
   const beat = setInterval(() => {
     void (async () => {
-      await deploymentsRepo.heartbeat(ctx.db, deploymentId);
-      const d = await deploymentsRepo.findDeployment(ctx.db, deploymentId);
-      if (!d || d.cancel_requested) own.abort(new Error('canceled'));
+      if (await deployment.beat()) own.abort(new Error('canceled'));
     })().catch(() => {});
   }, agentRunSettings.heartbeatMs);
   let outcome;

@@ -1,4 +1,5 @@
-// Docker's log timestamps at the precision berth keeps them. Docker stamps every line to the
+// Docker's log timestamps at the precision berth keeps them (the docker and swarm drivers'
+// followed output, and the observers that store it). Docker stamps every line to the
 // nanosecond (RFC 3339, `timestamps: true`); the database keeps microseconds (timestamptz), so a
 // line's time is its timestamp truncated to the microsecond — the same value when it is stored,
 // when a resume point is read back, and when a followed line is compared with that point.

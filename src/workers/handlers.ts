@@ -1,0 +1,86 @@
+// Every background task kind (src/queue/tasks.ts) and what runs it, in one table: TASK_HANDLERS
+// must have an entry per kind (TypeScript refuses a missing or unknown kind through the `satisfies`
+// below, handlers.test.ts checks the keys at run time), and the recurring kinds' schedules are
+// listed beside it (TASK_SCHEDULES). The handlers' code stays where it is; an entry only says what
+// a task of the kind runs with its payload, how many run at once in a process, and what runs once
+// when the kind is first subscribed.
+//
+// subscribeTasks() subscribes kinds on a queue once (the runner all of them; tests through the
+// start*Workers functions only those they need); a later call only switches the context the
+// kinds' handlers get, so every context of a process (tests make one per file) shares its queue.
+import type { AppContext } from '../context.ts';
+import { runEngineUninstall } from '../modules/deployments/uninstall-on-removal.ts';
+import { executeJobRun, tickJobSchedules } from '../modules/job-runs/job-runs.service.ts';
+import type { TaskContext, TaskQueue } from '../queue/queue.ts';
+import type { TaskKind } from '../queue/tasks.ts';
+import { runDeployment, sweepAbandonedDeployments } from './deployments.ts';
+import { runMaintenance } from './maintenance.ts';
+import { deliverWebhookEvent } from './webhooks.ts';
+import { deliverWorkflowOutput } from './workflow-outputs.ts';
+import { cleanupRunCopy, runWorkflowScheduleTick } from './workflow-schedule.ts';
+
+export interface TaskHandlerEntry {
+  /** one task of the kind; a rejection is pg-boss's retry (the kind's policy in tasks.ts) */
+  run(ctx: AppContext, payload: Record<string, unknown>, task: TaskContext): Promise<unknown>;
+  /** tasks of the kind run at once in one process (1 when unset) */
+  concurrency?: number;
+  /** once, when the kind is first subscribed on a queue */
+  atStart?(ctx: AppContext): Promise<void>;
+}
+
+export const TASK_HANDLERS = {
+  'maintenance.cleanup': { run: (ctx) => runMaintenance(ctx) },
+  'deployments.run': { run: (ctx, payload, task) => runDeployment(ctx, String(payload.deploymentId), task), concurrency: 4 },
+  'deployments.sweep': {
+    run: (ctx) => sweepAbandonedDeployments(ctx),
+    // at start: anything left running by a previous process is resumed or failed
+    atStart: async (ctx) => { await sweepAbandonedDeployments(ctx).catch((err) => ctx.logger.error({ err }, 'deployment sweep failed')); },
+  },
+  'webhooks.deliver': { run: (ctx, payload) => deliverWebhookEvent(ctx, String(payload.eventId)), concurrency: 4 },
+  'workflows.schedule': { run: (ctx) => runWorkflowScheduleTick(ctx) },
+  'workflows.output-deliver': { run: (ctx, payload) => deliverWorkflowOutput(ctx, String(payload.deliveryId)), concurrency: 4 },
+  'workflows.clone-cleanup': {
+    run: async (ctx, payload) => { if (typeof payload.environmentId === 'string') await cleanupRunCopy(ctx, payload.environmentId); },
+  },
+  'jobs.schedule': { run: (ctx) => tickJobSchedules(ctx) },
+  'jobs.run': { run: async (ctx, payload) => { if (typeof payload.runId === 'string') await executeJobRun(ctx, payload.runId); }, concurrency: 4 },
+  'engine.uninstall': { run: (ctx, payload) => runEngineUninstall(ctx, (payload.services ?? []) as Parameters<typeof runEngineUninstall>[1]) },
+} satisfies Record<TaskKind, TaskHandlerEntry>;
+
+/** the recurring kinds: a pg-boss schedule (cron, UTC) makes one task per slot across processes */
+export const TASK_SCHEDULES: Readonly<Partial<Record<TaskKind, string>>> = {
+  'maintenance.cleanup': '17 * * * *',
+  'deployments.sweep': '* * * * *',
+  'workflows.schedule': '* * * * *',
+  'jobs.schedule': '* * * * *',
+};
+
+/** per queue: the kinds subscribed on it, each with the context its handler uses now */
+const subscribed = new WeakMap<TaskQueue, Map<TaskKind, AppContext>>();
+
+/** subscribes `kinds` (all by default) on ctx.queue, installs their schedules and runs their atStart, each once per queue */
+export async function subscribeTasks(ctx: AppContext, kinds: readonly TaskKind[] = Object.keys(TASK_HANDLERS) as TaskKind[]): Promise<void> {
+  let contexts = subscribed.get(ctx.queue);
+  if (!contexts) subscribed.set(ctx.queue, contexts = new Map());
+  for (const kind of kinds) {
+    const first = !contexts.has(kind);
+    contexts.set(kind, ctx);
+    if (!first) continue;
+    const entry: TaskHandlerEntry = TASK_HANDLERS[kind];
+    const latest = contexts;
+    await ctx.queue.work(kind, async (payload, task) => {
+      await entry.run(latest.get(kind)!, payload, task);
+    }, { concurrency: entry.concurrency });
+    const cron = TASK_SCHEDULES[kind];
+    if (cron) await ctx.queue.schedule(kind, cron, {});
+    await entry.atStart?.(ctx);
+  }
+}
+
+// what a test that runs only some background work subscribes (the runner subscribes every kind)
+export const startDeploymentWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['deployments.run', 'deployments.sweep']);
+export const startEngineUninstallWorker = (ctx: AppContext) => subscribeTasks(ctx, ['engine.uninstall']);
+export const startJobRunWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['jobs.run', 'jobs.schedule']);
+export const startWebhookWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['webhooks.deliver']);
+export const startWorkflowOutputWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['workflows.output-deliver']);
+export const startWorkflowScheduleWorker = (ctx: AppContext) => subscribeTasks(ctx, ['workflows.clone-cleanup', 'workflows.schedule']);
