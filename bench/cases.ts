@@ -13,7 +13,7 @@ export function targetKind(db: DbKind): TargetKind {
   return db === 'pglite' ? 'pglite' : 'postgres';
 }
 
-export interface CaseRequest { method: 'GET' | 'POST'; path: string; body?: string }
+interface CaseRequest { method: 'GET' | 'POST'; path: string; body?: string }
 
 export interface BenchCase {
   id: string;
@@ -53,11 +53,11 @@ export interface Fixtures {
 
 /** environments to seed: 10,000 (the target's size); PGlite creates ~80/s on a small machine, so its
  * default is 5,000 to keep the run near 4 minutes (BENCH_ENVIRONMENTS overrides both) */
-export function environmentCount(db: DbKind): number {
+function environmentCount(db: DbKind): number {
   return Number(process.env.BENCH_ENVIRONMENTS ?? (db === 'pglite' ? 5_000 : 10_000));
 }
 /** projects in the organization for the list-projects page (the 1,000; BENCH_PROJECTS overrides) */
-export function projectCount(): number {
+function projectCount(): number {
   return Number(process.env.BENCH_PROJECTS ?? 1_000);
 }
 const SEED_CONCURRENCY = 20;

@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 import type { BenchCase } from './cases.ts';
 import { cpuPerRequest, cpuSnapshot, type CpuSnapshot } from './cpu.ts';
 
-export const CONNECTIONS = 10;
+const CONNECTIONS = 10;
 
 export interface Sample { rps: number; p50: number; p99: number; non2xx: number; errors: number; cpu: CpuSnapshot }
 export interface CaseResult {

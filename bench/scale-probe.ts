@@ -11,7 +11,7 @@ import type { ActivityFigure, PhaseFigures, ProcessFigures, StatementFigure } fr
 const TICKS_PER_SECOND = 100; // USER_HZ; `getconf CLK_TCK` is 100 on Linux
 
 /** utime + stime of a process in seconds, or null when it is gone */
-export function cpuSeconds(pid: number): number | null {
+function cpuSeconds(pid: number): number | null {
   let stat: string;
   try { stat = readFileSync(`/proc/${pid}/stat`, 'utf8'); } catch { return null; }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from the 3rd (state) on
@@ -24,7 +24,7 @@ export function cpuSeconds(pid: number): number | null {
  * server's own processes (checkpointer, WAL writer, autovacuum…, shared with anyone else using
  * the server); backends of other databases (other people's tests) are left out
  */
-export function postgresPids(database: string): Array<{ pid: number; backend: boolean }> {
+function postgresPids(database: string): Array<{ pid: number; backend: boolean }> {
   const pids: Array<{ pid: number; backend: boolean }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

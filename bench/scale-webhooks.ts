@@ -70,7 +70,7 @@ export async function createWebhooks(api: Api, organizationId: string, receiverU
 }
 
 /** webhooks.deliver tasks waiting (created or retry) and running, from berth_queue_tasks */
-export async function deliveryBacklog(metricsUrl: string): Promise<{ waiting: number; active: number }> {
+async function deliveryBacklog(metricsUrl: string): Promise<{ waiting: number; active: number }> {
   const text = await (await fetch(metricsUrl)).text();
   const read = (state: string) => Number(new RegExp(`^berth_queue_tasks\\{kind="webhooks\\.deliver",state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
   return { waiting: read('created') + read('retry'), active: read('active') };

@@ -5,8 +5,6 @@ import { createSimulatedDriver, type EngineDriver } from './engine/index.ts';
 import type { Platform } from './platform.ts';
 import { createServices, type Services } from './services.ts';
 
-export type { Platform } from './platform.ts';
-
 export interface AppContext extends Platform {
   readonly services: Services;
 }

@@ -33,12 +33,12 @@ function setPath(target: Record<string, unknown>, path: string, value: unknown):
   });
 }
 
-export function getPath(source: unknown, path: string): unknown {
+function getPath(source: unknown, path: string): unknown {
   return path.split('.').reduce<any>((at, part) => (at == null ? undefined : at[/^\d+$/.test(part) ? Number(part) : part]), source);
 }
 
 /** the request body from the filled fields */
-export function bodyOf(fields: FieldSpec[], values: FormValues): Record<string, unknown> {
+function bodyOf(fields: FieldSpec[], values: FormValues): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const f of fields) {
     const v = values[f.name];
@@ -57,7 +57,7 @@ export function bodyOf(fields: FieldSpec[], values: FormValues): Record<string, 
  * The body of an edit: only the top-level members with a changed field, each whole (a changed
  * `git_repository.branch` sends the whole `git_repository`), since a PUT changes what is sent.
  */
-export function changedBodyOf(fields: FieldSpec[], initial: FormValues, values: FormValues, always: string[] = []): Record<string, unknown> {
+function changedBodyOf(fields: FieldSpec[], initial: FormValues, values: FormValues, always: string[] = []): Record<string, unknown> {
   const top = (name: string) => name.split('.')[0]!;
   const changed = new Set([...always, ...fields.filter((f) => (values[f.name] ?? '') !== (initial[f.name] ?? '')).map((f) => top(f.name))]);
   return bodyOf(fields.filter((f) => changed.has(top(f.name))), values);

@@ -7,13 +7,13 @@ import { raw } from './api.ts';
 export interface ServiceLink { url: string; internal_port: number | null; is_default: boolean }
 
 /** the service types that have public ports, hence a link route */
-export const LINKED_KINDS: ReadonlySet<string> = new Set(['application', 'container']);
+const LINKED_KINDS: ReadonlySet<string> = new Set(['application', 'container']);
 
 /** links change only when a service's ports do (its settings form invalidates them); not on every status poll */
 const LINKS_STALE_MS = 60_000;
 
 /** the answer's links, whatever its shape (`{results}` or a bare list, objects or strings), default first */
-export function parseLinks(body: unknown): ServiceLink[] {
+function parseLinks(body: unknown): ServiceLink[] {
   const items: unknown[] = Array.isArray(body) ? body : Array.isArray((body as { results?: unknown } | null)?.results) ? (body as { results: unknown[] }).results : [];
   const links: ServiceLink[] = [];
   for (const x of items) {
@@ -26,7 +26,7 @@ export function parseLinks(body: unknown): ServiceLink[] {
 }
 
 /** why the addresses do not answer (no ingress proxy on a docker engine, the simulated engine), or null */
-export function unavailableReason(body: unknown): string | null {
+function unavailableReason(body: unknown): string | null {
   const r = (body as { public_urls_unavailable_reason?: unknown } | null)?.public_urls_unavailable_reason;
   return typeof r === 'string' && r.trim() ? r : null;
 }

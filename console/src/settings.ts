@@ -19,7 +19,7 @@ export type Settings = Record<string, SettingValue>;
 /** what an input holds: a checkbox's state, or text */
 export type Draft = boolean | string;
 
-export const SCHEMA_OF_KIND = { application: 'ApplicationAdvancedSettings', container: 'ContainerAdvancedSettings', job: 'JobAdvancedSettings' } as const;
+const SCHEMA_OF_KIND = { application: 'ApplicationAdvancedSettings', container: 'ContainerAdvancedSettings', job: 'JobAdvancedSettings' } as const;
 export type SettingsKind = keyof typeof SCHEMA_OF_KIND;
 
 interface JsonSchema { type?: string; enum?: unknown[]; anyOf?: JsonSchema[]; minimum?: number; maximum?: number; description?: string }
@@ -63,7 +63,7 @@ const GROUP_TITLES: Record<string, string> = {
 };
 
 /** the group of a key: its first segment, or its first two under `network.` */
-export function groupOf(key: string): string {
+function groupOf(key: string): string {
   const parts = key.split('.');
   return parts[0] === 'network' && parts.length > 2 ? `${parts[0]}.${parts[1]}` : parts[0]!;
 }
@@ -100,10 +100,10 @@ export function shown(value: SettingValue): string {
   return typeof value === 'string' ? (value === '' ? '""' : value) : JSON.stringify(value);
 }
 
-export type Parsed = { ok: true; value: SettingValue } | { ok: false; message: string };
+type Parsed = { ok: true; value: SettingValue } | { ok: false; message: string };
 
 /** an input's content as the value the API takes, or why it cannot be one */
-export function parseDraft(key: string, spec: SettingSpec, draft: Draft, fallback: SettingValue): Parsed {
+function parseDraft(key: string, spec: SettingSpec, draft: Draft, fallback: SettingValue): Parsed {
   if (spec.input === 'boolean') return { ok: true, value: draft === true };
   const text = String(draft);
   const empty = text.trim() === '';

@@ -110,5 +110,5 @@ export const LABEL: Record<ServiceKind | 'workflow', string> = {
 };
 
 /** variables live on projects, environments and every service type but databases */
-export const VARIABLE_SCOPES = ['project', 'environment', 'application', 'container', 'job'] as const;
+const VARIABLE_SCOPES = ['project', 'environment', 'application', 'container', 'job'] as const;
 export type VariableScope = (typeof VARIABLE_SCOPES)[number];

@@ -9,9 +9,8 @@ import pc from 'picocolors';
 import type { Config, Role } from '../config/config.ts';
 import { resolveEmbeddedKind } from '../db/embedded-kind.ts';
 
-
 /** where PostgreSQL is, without credentials: host:port/database */
-export function postgresLocation(databaseUrl: string): { host: string; port: string; database: string } {
+function postgresLocation(databaseUrl: string): { host: string; port: string; database: string } {
   try {
     const u = new URL(databaseUrl);
     return { host: u.hostname || 'localhost', port: u.port || '5432', database: u.pathname.replace(/^\//, '') || '(default)' };
@@ -28,14 +27,14 @@ function embeddedKind(config: Config): string {
   }
 }
 
-export function databaseDescription(config: Config): string {
+function databaseDescription(config: Config): string {
   if (!config.databaseUrl && embeddedKind(config) === 'postgres') return `embedded PostgreSQL server in ${join(resolve(config.dataDir), 'postgres')}`;
   if (!config.databaseUrl) return `embedded PostgreSQL (PGlite) in ${join(resolve(config.dataDir), 'pgdata')}`;
   const l = postgresLocation(config.databaseUrl);
   return `PostgreSQL at ${l.host}:${l.port}/${l.database}`;
 }
 
-export function tokenLocation(config: Config): string {
+function tokenLocation(config: Config): string {
   if (config.bootstrapToken) return 'BOOTSTRAP_TOKEN (from the environment)';
   const file = join(resolve(config.dataDir), 'initial-api-token');
   if (existsSync(file)) return `${file} (read it once, then delete the file)`;

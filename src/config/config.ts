@@ -3,10 +3,10 @@
 
 export type Role = 'all' | 'api' | 'worker';
 /** `auto` is resolved at start (docker when a daemon answers, else simulated) */
-export type EngineKind = 'auto' | 'docker' | 'swarm' | 'simulated' | 'kubernetes';
+type EngineKind = 'auto' | 'docker' | 'swarm' | 'simulated' | 'kubernetes';
 /** the database berth runs itself when DATABASE_URL is unset (decision 0703) */
 export type EmbeddedDatabase = 'postgres' | 'pglite';
-export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
   readonly port: number;

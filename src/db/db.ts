@@ -6,7 +6,7 @@
 import type { Db } from './types.ts';
 
 // the types live in a leaf (types.ts) that the drivers import; everyone else imports them from here
-export type { Db, NativeHandle, Queryable, Row } from './types.ts';
+export type { Db, Queryable } from './types.ts';
 
 export interface OpenDbOptions {
   databaseUrl?: string;

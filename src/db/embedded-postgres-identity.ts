@@ -36,7 +36,7 @@ function nobody(): { uid: number; gid: number } {
 }
 
 /** runs a command; true when it exits 0 */
-export function succeeds(file: string, args: string[], ids: { uid?: number; gid?: number } = {}, cwd = '/'): Promise<boolean> {
+function succeeds(file: string, args: string[], ids: { uid?: number; gid?: number } = {}, cwd = '/'): Promise<boolean> {
   return new Promise((res) => {
     const child = spawn(file, args, { cwd, stdio: 'ignore', ...ids });
     child.on('error', () => res(false));

@@ -9,7 +9,7 @@ const LOCK_KEY = 727_071_001;
 
 export interface Migration { version: string; name: string; sql: string }
 
-export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
   return readdirSync(dir)
     .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
     .sort()

@@ -2,7 +2,7 @@
 // own: the drivers (pglite.ts, postgres.ts) and commit-hooks.ts implement them and db.ts, which
 // opens those drivers, re-exports them, so the rest of berth imports them from db.ts as before.
 
-export type Row = Record<string, unknown>;
+type Row = Record<string, unknown>;
 
 export interface Queryable {
   /** one parameterised statement; returns its rows */
@@ -24,6 +24,6 @@ export interface Db extends Queryable {
   readonly native: NativeHandle;
 }
 
-export type NativeHandle =
+type NativeHandle =
   | { kind: 'pglite'; pglite: import('@electric-sql/pglite').PGlite }
   | { kind: 'postgres'; connectionString: string };

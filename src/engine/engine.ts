@@ -5,9 +5,9 @@
 import type { RuntimePlan } from './plan.ts';
 import type { AgentRunOutcome, AgentRunSpec } from './agent/spec.ts';
 
-export type { AgentRunOutcome, AgentRunSpec } from './agent/spec.ts';
+export type { AgentRunSpec } from './agent/spec.ts';
 
-export type LogKind = 'BUILD' | 'DEPLOY' | 'RUNTIME';
+type LogKind = 'BUILD' | 'DEPLOY' | 'RUNTIME';
 
 export interface LogSink {
   (kind: LogKind, message: string): Promise<void>;

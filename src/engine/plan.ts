@@ -44,7 +44,7 @@ export interface PortPlan {
   name: string | null;
 }
 
-export interface VolumePlan {
+interface VolumePlan {
   /** stable per service and storage entry: the data survives redeploys and stops */
   key: string;
   mountPoint: string;

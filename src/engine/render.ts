@@ -21,12 +21,12 @@ export interface RenderInput {
 type Any = Record<string, any>;
 
 /** DNS-1123 label: lower-case alphanumerics and '-', starts and ends alphanumeric, ≤ 63 */
-export function dnsLabel(text: string, max = 63): string {
+function dnsLabel(text: string, max = 63): string {
   const s = text.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+/, '').slice(0, max).replace(/-+$/, '');
   return s === '' ? 'svc' : /^[a-z]/.test(s) ? s : `s${s}`.slice(0, max);
 }
 
-export function namespaceOf(environmentId: string): string {
+function namespaceOf(environmentId: string): string {
   return `env-${environmentId.slice(0, 8)}`;
 }
 

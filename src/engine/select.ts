@@ -18,7 +18,7 @@ export interface SelectedEngine {
 }
 
 /** a dockerode client for DOCKER_HOST (unix:///path, tcp://host:port, or a bare socket path) */
-export async function dockerClient(dockerHost: string): Promise<Docker> {
+async function dockerClient(dockerHost: string): Promise<Docker> {
   const { default: DockerClient } = await import('dockerode');
   if (dockerHost.startsWith('unix://')) return new DockerClient({ socketPath: dockerHost.slice('unix://'.length) });
   if (dockerHost.startsWith('/')) return new DockerClient({ socketPath: dockerHost });

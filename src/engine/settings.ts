@@ -7,7 +7,7 @@
 // modules (settings.test.ts checks that both agree). Ingress keys are read by the ingress.
 
 export type UpdateStrategy = 'RollingUpdate' | 'Recreate';
-export type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
+type ConcurrencyPolicy = 'Allow' | 'Forbid' | 'Replace';
 
 export interface ServiceSettings {
   deployment: {

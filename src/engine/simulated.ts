@@ -31,7 +31,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export function failureMarker(service: DriverService): 'build' | 'deploy' | null {
+function failureMarker(service: DriverService): 'build' | 'deploy' | null {
   const variable = service.simulateFailure?.trim().toLowerCase();
   if (variable === 'build' || variable === 'deploy') return variable;
   const text = `${service.name} ${JSON.stringify(service.spec)}`.toLowerCase();
@@ -63,7 +63,7 @@ function imageOf(service: DriverService): string {
 }
 
 /** every line the simulated engine writes says so */
-export const SIMULATED_PREFIX = '[simulated] ';
+const SIMULATED_PREFIX = '[simulated] ';
 
 export function createSimulatedDriver(): EngineDriver {
   const step = (signal: AbortSignal) => sleep(simulatedEngineSettings.stepMs, signal);
@@ -157,4 +157,3 @@ export function createSimulatedDriver(): EngineDriver {
   };
 }
 
-export type { LogSink };

@@ -20,7 +20,7 @@ function readsBackAsItself(text: string): boolean {
   return same;
 }
 
-export function toYamlDocument(value: unknown): string {
+function toYamlDocument(value: unknown): string {
   const doc = new Document(value, { version: '1.2' });
   visit(doc, {
     Scalar(_key, node) {

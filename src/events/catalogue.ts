@@ -8,7 +8,7 @@ const Id = Type.String({ format: 'uuid' });
 
 /** payload of every DEPLOYMENT_* event; the service id is also given under its type's name
  * (application_id, container_id, database_id, job_id, …) */
-export const DeploymentEventPayload = Type.Object({
+const DeploymentEventPayload = Type.Object({
   deployment_id: Id,
   status: Type.String({ description: 'the deployment status at the time of the event' }),
   action: Type.String(),
@@ -24,7 +24,7 @@ export const DeploymentEventPayload = Type.Object({
 }, { additionalProperties: true });
 
 /** payload of every WORKFLOW_RUN_* event */
-export const WorkflowRunEventPayload = Type.Object({
+const WorkflowRunEventPayload = Type.Object({
   run_id: Id,
   agentic_workflow_id: Id,
   workflow_name: Type.String(),
@@ -43,7 +43,7 @@ export const WorkflowRunEventPayload = Type.Object({
 }, { additionalProperties: true });
 
 /** payload of SERVICE_SCALED (decision 0338); the service id is also given under its type's name (application_id, container_id) */
-export const ServiceScaledEventPayload = Type.Object({
+const ServiceScaledEventPayload = Type.Object({
   service_id: Id,
   service_type: Type.String(),
   service_name: Type.String(),
@@ -85,7 +85,7 @@ export const EVENT_KINDS = {
 export type EventKind = keyof typeof EVENT_KINDS;
 
 /** spellings of the public clients accepted on input */
-export const EVENT_ALIASES: Readonly<Record<string, EventKind>> = {
+const EVENT_ALIASES: Readonly<Record<string, EventKind>> = {
   DEPLOYMENT_SUCCESSFUL: 'DEPLOYMENT_SUCCEEDED',
   DEPLOYMENT_FAILURE: 'DEPLOYMENT_FAILED',
   DEPLOYMENT_CANCELED: 'DEPLOYMENT_CANCELLED',

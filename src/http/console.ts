@@ -12,7 +12,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../lib/errors.ts';
 import type { App } from './app-type.ts';
 
-export const CONSOLE_DIST = new URL('../../console/dist/', import.meta.url).pathname;
+const CONSOLE_DIST = new URL('../../console/dist/', import.meta.url).pathname;
 
 /** the console's Content-Security-Policy; `connect` adds origins the page may call (the OIDC provider) */
 export function consoleCsp(connect: string[] = []): string {

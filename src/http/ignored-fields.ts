@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteHooks } from './route-hooks.ts';
 
-export const IGNORED_FIELDS_HEADER = 'x-berth-ignored-fields';
+const IGNORED_FIELDS_HEADER = 'x-berth-ignored-fields';
 const MAX_LISTED = 20;
 
 function segment(key: string): string {

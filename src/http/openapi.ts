@@ -108,7 +108,7 @@ function shareRepeatedSchemas(paths: Record<string, Record<string, any>>, compon
 }
 
 /** `listProjectDeploymentRules` → `List project deployment rules` (operations without a summary of their own) */
-export function summaryFromOperationId(id: string | undefined): string | undefined {
+function summaryFromOperationId(id: string | undefined): string | undefined {
   if (!id) return undefined;
   const words = id.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);

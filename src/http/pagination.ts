@@ -14,8 +14,7 @@ export interface PageRequest {
 
 export interface PageInfo { page: number; page_size: number; total_count: number; total_pages: number }
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+const DEFAULT_PAGE_SIZE = 20;
 
 export function pageRequest(query: { page?: number; page_size?: number; name?: string }, kind: 'configuration' | 'history'): PageRequest {
   const name = typeof query.name === 'string' ? query.name : null;
@@ -27,7 +26,7 @@ export function pageRequest(query: { page?: number; page_size?: number; name?: s
   return { page, pageSize, limit: pageSize, offset: (page - 1) * pageSize, name };
 }
 
-export function pageInfo(req: PageRequest, totalCount: number): PageInfo {
+function pageInfo(req: PageRequest, totalCount: number): PageInfo {
   const pageSize = req.limit === null ? totalCount : req.pageSize;
   return {
     page: req.page,
@@ -35,11 +34,6 @@ export function pageInfo(req: PageRequest, totalCount: number): PageInfo {
     total_count: totalCount,
     total_pages: pageSize === 0 ? 0 : Math.ceil(totalCount / pageSize),
   };
-}
-
-/** `limit $n offset $m` values for SQL: null limit means all rows */
-export function sqlLimit(req: PageRequest): [number | null, number] {
-  return [req.limit, req.offset];
 }
 
 export function page<T>(req: PageRequest, results: T[], totalCount: number): { results: T[]; pagination: PageInfo } {

@@ -7,7 +7,7 @@
 // cheaper knowing its route than finding it per request (request metrics, metrics.ts).
 import type { FastifyInstance, RouteOptions } from 'fastify';
 
-export type RouteHookName = 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse';
+type RouteHookName = 'preValidation' | 'preHandler' | 'preSerialization' | 'onSend' | 'onResponse';
 // the hook signatures differ by kind; Fastify checks them when the route is built
 type AnyHook = (...args: never[]) => unknown;
 

@@ -18,7 +18,7 @@ export const ErrorBody = Type.Object(
   { description: 'Error', additionalProperties: true },
 );
 
-export const Pagination = Type.Object({
+const Pagination = Type.Object({
   page: Type.Integer(),
   page_size: Type.Integer(),
   total_count: Type.Integer({

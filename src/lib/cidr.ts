@@ -16,7 +16,7 @@ import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-export interface CidrRange {
+interface CidrRange {
   readonly version: 4 | 6;
   /** network address with the host bits cleared, in its usual short text form */
   readonly network: string;

@@ -9,8 +9,7 @@
 // in a repeated hour.
 
 export { parseCron } from './cron/parse.ts';
-export type { CronParseResult, CronSchedule } from './cron/parse.ts';
+export type { CronSchedule } from './cron/parse.ts';
 export { isValidTimeZone } from './cron/zone.ts';
-export { DEFAULT_OCCURRENCE_LIMIT, nextOccurrence, occurrencesBetween } from './cron/occurrences.ts';
-export { checkMinimumInterval, DST_HORIZON_DAYS, findMinimumGap, minimumGapMs } from './cron/gap.ts';
-export type { GapWitness, MinimumGapOptions } from './cron/gap.ts';
+export { nextOccurrence, occurrencesBetween } from './cron/occurrences.ts';
+export { checkMinimumInterval, findMinimumGap, minimumGapMs } from './cron/gap.ts';

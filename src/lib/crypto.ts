@@ -1,6 +1,6 @@
 // Crypto helpers with no I/O: AES-256-GCM sealing of secrets at rest, API token generation and
 // hashing, constant-time comparison. Sealed values are versioned strings so keys can rotate.
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const SEAL_VERSION = 'v1';
 
@@ -31,7 +31,7 @@ export function createSealer(raw: Buffer): Sealer {
   };
 }
 
-export const API_TOKEN_PREFIX = 'berth_';
+const API_TOKEN_PREFIX = 'berth_';
 
 /** a new API token: recognisable prefix + 32 random bytes */
 export function generateApiToken(): string {

@@ -19,7 +19,7 @@ export interface ToolCall {
   audit(eventType: string, targetType: TargetType, targetId: string, change?: string): Promise<void>;
 }
 
-export interface ToolHints { destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }
+interface ToolHints { destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean }
 
 export interface ToolDef<S extends TObject = TObject> {
   name: string;
@@ -45,7 +45,7 @@ const word = (what: string) => Type.String({ minLength: 1, maxLength: 255, descr
 export const OrganizationWord = Type.Optional(word('the organization; needed only when you are a member of several'));
 export const ProjectWord = Type.Optional(word('the project; narrows a name that exists in several projects'));
 export const EnvironmentWord = Type.Optional(word('the environment; narrows a name that exists in several environments'));
-export const ServiceWord = word('the service (application, container, database, job or agentic workflow)');
+const ServiceWord = word('the service (application, container, database, job or agentic workflow)');
 
 /** the words that place a service */
 export const ServicePlaceInput = { service: ServiceWord, environment: EnvironmentWord, project: ProjectWord, organization: OrganizationWord };

@@ -6,7 +6,7 @@ import { PgBoss, fromPglite } from 'pg-boss';
 import type { Db, Queryable } from '../db/db.ts';
 import { TASK_KINDS, type TaskKind } from './tasks.ts';
 
-export interface EnqueueOptions {
+interface EnqueueOptions {
   startAfter?: Date | number;
   /** dedupe: at most one queued (not yet started) task with this key per kind */
   singletonKey?: string;
@@ -40,7 +40,6 @@ export interface QueueOptions {
 
 /** how often a kind's second and later slots look for a task when nothing woke them */
 const IDLE_SLOT_POLL_SECONDS = 30;
-
 
 function txAdapter(tx: Queryable) {
   return {

@@ -25,7 +25,7 @@ import {
 import { ADVANCED_SETTINGS_KINDS } from '../modules/services/services.service.ts';
 import { startPeriodic } from './periodic.ts';
 
-export const AUTOSCALE_LEASE = 'autoscaler';
+const AUTOSCALE_LEASE = 'autoscaler';
 
 export interface AutoscaleSettings {
   intervalSeconds: number;
@@ -38,7 +38,7 @@ export interface AutoscaleSettings {
 
 type Ctx = Pick<AppContext, 'db' | 'queue' | 'sealer' | 'logger' | 'config' | 'engine'>;
 
-export function autoscaleSettings(config: Ctx['config']): AutoscaleSettings {
+function autoscaleSettings(config: Ctx['config']): AutoscaleSettings {
   return {
     intervalSeconds: config.autoscaleIntervalSeconds, downStabilizationSeconds: config.autoscaleDownStabilizationSeconds,
     drainSeconds: config.ingressDrainSeconds, readyTimeoutMs: 120_000,

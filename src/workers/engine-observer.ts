@@ -13,7 +13,7 @@ import { insertServiceLog } from '../modules/deployments/deployments.service.ts'
 import { insertRuntimeLine, markRecovered, markRuntimeFailure, runtimeResumePoint, serviceStates } from '../modules/deployments/runtime-state.ts';
 import { startPeriodic } from './periodic.ts';
 
-export const observerSettings = { leaseSeconds: 15, tickMs: 5000 };
+const observerSettings = { leaseSeconds: 15, tickMs: 5000 };
 
 const LEASE = 'engine-observer';
 

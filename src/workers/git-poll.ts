@@ -6,7 +6,7 @@ import type { AppContext } from '../context.ts';
 import { createGitPoller, pollSettings, type PollRound, type PollSettings } from '../modules/git-push/git-push.poll.ts';
 import { startPeriodic } from './periodic.ts';
 
-export const GIT_POLL_LEASE = 'git-poll';
+const GIT_POLL_LEASE = 'git-poll';
 
 export interface GitPollerHandle {
   /** one round now, if this process holds the lease (null when another does) */

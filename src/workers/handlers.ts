@@ -80,7 +80,6 @@ export async function subscribeTasks(ctx: AppContext, kinds: readonly TaskKind[]
 // what a test that runs only some background work subscribes (the runner subscribes every kind)
 export const startDeploymentWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['deployments.run', 'deployments.sweep']);
 export const startEngineUninstallWorker = (ctx: AppContext) => subscribeTasks(ctx, ['engine.uninstall']);
-export const startJobRunWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['jobs.run', 'jobs.schedule']);
 export const startWebhookWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['webhooks.deliver']);
 export const startWorkflowOutputWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['workflows.output-deliver']);
 export const startWorkflowScheduleWorker = (ctx: AppContext) => subscribeTasks(ctx, ['workflows.clone-cleanup', 'workflows.schedule']);

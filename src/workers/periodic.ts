@@ -45,7 +45,7 @@ export interface Periodic<T> {
 }
 
 /** the lease a loop renews every round: long enough that a slow round or a late timer does not lose it */
-export const defaultLeaseSeconds = (everySeconds: number): number => everySeconds * 2 + 30;
+const defaultLeaseSeconds = (everySeconds: number): number => everySeconds * 2 + 30;
 
 export function startPeriodic<T>(options: PeriodicOptions<T>): Periodic<T> {
   const { db, lease } = options;

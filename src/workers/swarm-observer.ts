@@ -12,7 +12,7 @@ import { insertRuntimeLine, markRecovered, markRuntimeFailure, runtimeResumePoin
 import { followServiceLogs, isoOfMicros, type LogFollow, type SwarmDriver, type TaskLine } from '../engine/index.ts';
 import { startPeriodic } from './periodic.ts';
 
-export const swarmObserverSettings = { leaseSeconds: 15, tickMs: 1000 };
+const swarmObserverSettings = { leaseSeconds: 15, tickMs: 1000 };
 
 const LEASE = 'engine-observer';
 

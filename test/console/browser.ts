@@ -11,7 +11,7 @@ import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const root = new URL('../..', import.meta.url).pathname;
 const dist = join(root, 'console/dist/index.html');
 

@@ -33,10 +33,10 @@ export const AGENT_BASE_IMAGE = 'berth-test/agent-base:bookworm';
 export const SCRIPTED_MODEL_IMAGE = 'berth-test/scripted-model:1';
 const ROOT_IMAGE = 'berth-test/debian-agent:bookworm';
 const ROOT_PACKAGES = ['ca-certificates', 'git', 'curl', 'tinyproxy'];
-export const MCP_EVERYTHING_VERSION = '2026.8.31';
+const MCP_EVERYTHING_VERSION = '2026.8.31';
 /** pinned beside server-everything (which asks for ^1.30.0); mcp-http.mjs uses its transport */
-export const MCP_SDK_VERSION = '1.32.2';
-export const EVERYTHING_ENTRY_PATH = '/opt/mcp/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js';
+const MCP_SDK_VERSION = '1.32.2';
+const EVERYTHING_ENTRY_PATH = '/opt/mcp/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js';
 export const EVERYTHING_STDIO_ENTRY: { command: string; args: string[] } = { command: 'node', args: [EVERYTHING_ENTRY_PATH] };
 const PORT = 8080;
 const NODE_BINARY = new URL('../../node_modules/node/bin/node', import.meta.url).pathname;
@@ -146,7 +146,7 @@ function scriptedModelImage(docker: Docker): Promise<string> {
 }
 
 /** a plain bridge network named `name` (labelled as this process's when it makes it) */
-export function ensureNetwork(docker: Docker, name: string): Promise<void> {
+function ensureNetwork(docker: Docker, name: string): Promise<void> {
   return shared(`network:${name}`, async () => {
     if (await docker.getNetwork(name).inspect().then(() => true, () => false)) return;
     await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: fixtureLabels('agent-network') })
@@ -248,7 +248,7 @@ export interface HttpMcpServer {
   requests(): Promise<McpRequest[]>;
   stop(): Promise<void>;
 }
-export interface McpRequest { method: string; path: string; headers: Record<string, string> }
+interface McpRequest { method: string; path: string; headers: Record<string, string> }
 
 export async function startHttpMcpServer(docker: Docker, opts: { network: string; alias: string; requireHeader?: { name: string; value: string } }): Promise<HttpMcpServer> {
   const env = opts.requireHeader ? [`REQUIRE_HEADER_NAME=${opts.requireHeader.name}`, `REQUIRE_HEADER_VALUE=${opts.requireHeader.value}`] : [];

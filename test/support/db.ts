@@ -15,7 +15,7 @@ import { join } from 'node:path';
 
 let shared: Promise<{ db: Db; url: string | undefined }> | undefined;
 
-export const DB_PREFIX = process.env.BERTH_TEST_DB_PREFIX ?? `berth_test_${process.pid}`;
+const DB_PREFIX = process.env.BERTH_TEST_DB_PREFIX ?? `berth_test_${process.pid}`;
 
 async function createDatabase(adminUrl: string): Promise<string> {
   const name = `${DB_PREFIX}_${Math.random().toString(36).slice(2, 8)}`;

@@ -27,7 +27,7 @@ export async function hasImage(docker: Docker, ref: string): Promise<boolean> {
 }
 
 /** the Debian mirror the host's apt uses (deb.debian.org when none is found) */
-export async function debianMirror(): Promise<string> {
+async function debianMirror(): Promise<string> {
   const files = ['/etc/apt/sources.list.d/debian.sources', '/etc/apt/sources.list'];
   for (const file of files) {
     const text = await readFile(file, 'utf8').catch(() => '');

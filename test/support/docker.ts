@@ -12,7 +12,7 @@ export { startGitServer, type GitServer } from './git-server.ts';
 export { startTestRegistry, type TestRegistry } from './registry.ts';
 export { databaseImage } from './database-image.ts';
 
-export const BUSYBOX_IMAGE = 'berth-test/busybox:1';
+const BUSYBOX_IMAGE = 'berth-test/busybox:1';
 /** label every test object carries, so a cleanup can find what a run left behind */
 export const TEST_LABEL = 'berth-test';
 

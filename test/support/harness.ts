@@ -26,7 +26,7 @@ export interface Reply {
   raw: string;
 }
 
-export interface RequestOptions {
+interface RequestOptions {
   token?: string;
   bearer?: string;
   body?: unknown;

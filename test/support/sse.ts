@@ -3,7 +3,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { eventually } from './harness.ts';
 
-export interface StreamEvent { id: string | undefined; event: string | undefined; data: any }
+interface StreamEvent { id: string | undefined; event: string | undefined; data: any }
 
 export interface OpenStream {
   status: number;

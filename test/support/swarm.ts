@@ -13,7 +13,7 @@ const execFileP = promisify(execFile);
 const SCRIPT = new URL('./swarm-cluster.sh', import.meta.url).pathname;
 const ROOT = '/var/lib/berth-test-swarm';
 
-export interface SwarmNodeHandle { index: number; address: string; host: string; docker: Docker }
+interface SwarmNodeHandle { index: number; address: string; host: string; docker: Docker }
 
 export interface SwarmCluster {
   name: string;

@@ -20,10 +20,10 @@ import { busyboxImage, TEST_LABEL } from './docker.ts';
 import { freePort } from './processes.ts';
 
 const run = promisify(execFile);
-export const WS_APP_IMAGE = 'berth-test/ws-node:1';
+const WS_APP_IMAGE = 'berth-test/ws-node:1';
 const NODE_BINARY = new URL('../../node_modules/node/bin/node', import.meta.url).pathname;
 
-export const SERVER_SCRIPT = `import http from 'node:http';
+const SERVER_SCRIPT = `import http from 'node:http';
 import { createHash } from 'node:crypto';
 const name = process.env.GREETING || 'ws';
 const server = http.createServer((req, res) => {

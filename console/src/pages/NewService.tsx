@@ -38,7 +38,7 @@ export function useOrgOptions(orgId: string | undefined, fields: FieldSpec[]): F
 }
 
 /** a port given without saying whether it is public is a private one */
-export function completePorts(body: Record<string, unknown>): Record<string, unknown> {
+function completePorts(body: Record<string, unknown>): Record<string, unknown> {
   const ports = body.ports as Array<Record<string, unknown>> | undefined;
   if (ports?.[0] && ports[0].internal_port !== undefined && ports[0].publicly_accessible === undefined) ports[0].publicly_accessible = false;
   if (ports?.[0] && ports[0].internal_port === undefined) delete body.ports;

@@ -160,7 +160,7 @@ const PROVIDERS = [
 ] as const;
 
 /** copies a text; where the browser allows no clipboard (plain http), says to select it */
-export function CopyButton(props: { text: string; label?: string; name?: string }) {
+function CopyButton(props: { text: string; label?: string; name?: string }) {
   const [done, setDone] = useState<'copied' | 'failed' | null>(null);
   return (
     <>

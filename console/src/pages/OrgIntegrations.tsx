@@ -7,7 +7,7 @@ import { api, call } from '../api.ts';
 import { ResourceForm } from '../form.tsx';
 import { ConfirmButton, Empty, ErrorNote, Loading, Status } from '../ui.tsx';
 
-export const EVENT_KINDS = ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_FAILED', 'DEPLOYMENT_CANCELLED',
+const EVENT_KINDS = ['DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_FAILED', 'DEPLOYMENT_CANCELLED',
   'WORKFLOW_RUN_STARTED', 'WORKFLOW_RUN_SUCCEEDED', 'WORKFLOW_RUN_FAILED', 'SERVICE_SCALED'];
 
 function Header(props: { title: string; canManage: boolean; adding: boolean; onAdd: () => void; addLabel: string }) {

@@ -10,7 +10,7 @@ import { Empty, ErrorNote, Loading, Pager, Status, When } from '../ui.tsx';
 
 const PAGE_SIZE = 50;
 
-export function runPath(workflowId: string, runId: string): string {
+function runPath(workflowId: string, runId: string): string {
   return `/ui/workflows/${workflowId}/runs/${runId}`;
 }
 

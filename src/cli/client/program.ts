@@ -41,7 +41,7 @@ function run(load: () => Promise<Handler>) {
   };
 }
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('berth')
     .description('berth: drive a berth control plane from your terminal (and run one: see server commands below)')
     .option('--server <name>', 'the saved server to use (default: the current one; see berth context)')

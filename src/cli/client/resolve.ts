@@ -73,7 +73,7 @@ export type Run = paths['/agenticWorkflow/{agenticWorkflowId}/run/{runId}']['get
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** how many of a workflow's newest runs the start of an id is looked for in (the API's largest page) */
-export const RUN_PREFIX_WINDOW = 100;
+const RUN_PREFIX_WINDOW = 100;
 
 /** a run of the workflow by its id, or by the start of it (as `berth runs` shows it) among the newest runs */
 export async function run(api: Api, wf: Named, ref: string): Promise<Run> {

@@ -14,7 +14,7 @@ export interface Server { url: string; token: string; context: Context }
 
 export interface ClientConfig { current: string | null; servers: Record<string, Server> }
 
-export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.BERTH_CONFIG_DIR) return env.BERTH_CONFIG_DIR;
   return join(env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'berth');
 }

@@ -73,7 +73,7 @@ export function runDuration(r: Run, now = Date.now()): number | null {
 }
 
 /** "3 turns · 1,234 tokens in, 567 out · $0.0123 · 42.1s" (what is not known left out) */
-export function summary(r: Run): string {
+function summary(r: Run): string {
   const parts: string[] = [];
   if (r.num_turns !== null) parts.push(`${count(r.num_turns)} turn${r.num_turns === 1 ? '' : 's'}`);
   if (r.input_tokens !== null || r.output_tokens !== null) parts.push(`${count(r.input_tokens)} tokens in, ${count(r.output_tokens)} out`);
@@ -101,7 +101,7 @@ export function outcome(r: Run): string {
 }
 
 /** the first line of a run's result or message, cut to `width` characters (for the runs table) */
-export function firstLine(r: Run, width = 60): string {
+function firstLine(r: Run, width = 60): string {
   const text = (r.status === 'SUCCEEDED' ? r.result ?? r.message : r.message ?? r.result) ?? '';
   const line = text.trim().split('\n')[0] ?? '';
   return line.length > width ? `${line.slice(0, width - 1)}…` : line;

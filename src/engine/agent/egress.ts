@@ -28,7 +28,7 @@ export function hostOf(value: string): string | null {
 }
 
 /** the model endpoint's host: the gateway, Bedrock's regional endpoint or Anthropic's API */
-export function modelHost(model: AgentRunSpec['model']): string | null {
+function modelHost(model: AgentRunSpec['model']): string | null {
   if (model.baseUrl) return hostOf(model.baseUrl);
   if (model.kind === 'bedrock') return model.region ? `bedrock-runtime.${model.region}.amazonaws.com` : null;
   return ANTHROPIC_API_HOST;

@@ -17,13 +17,13 @@ import { MANAGED_LABEL } from '../docker/naming.ts';
 
 const require = createRequire(import.meta.url);
 export const AGENT_USER = 'agent';
-export const AGENT_HOME = '/home/agent';
+const AGENT_HOME = '/home/agent';
 const IMAGE_FORMAT = '1';
 
 export interface HarnessFiles { claude: string; node: string; version: string }
 
 /** the pinned harness and node binaries for this host's architecture (glibc builds) */
-export function harnessFiles(): HarnessFiles {
+function harnessFiles(): HarnessFiles {
   const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
   const pkg = require.resolve(`@anthropic-ai/claude-code-linux-${arch}/package.json`);
   const version = (JSON.parse(readFileSync(require.resolve('@anthropic-ai/claude-code/package.json'), 'utf8')) as { version: string }).version;
@@ -35,7 +35,7 @@ export function harnessFiles(): HarnessFiles {
 }
 
 /** the harness layer's Dockerfile: what the base lacks is installed with apt, the binaries copied in */
-export function harnessDockerfile(baseImage: string): string {
+function harnessDockerfile(baseImage: string): string {
   return [
     `FROM ${baseImage}`,
     'USER root',

@@ -26,7 +26,7 @@ export function runContainerName(runId: string): string { return `berth-run-${ru
 export function egressContainerName(runId: string): string { return `berth-egress-${runId}`; }
 
 /** removes what a run left (containers by its run label, its network): idempotent */
-export async function removeRunObjects(docker: Docker, runId: string): Promise<void> {
+async function removeRunObjects(docker: Docker, runId: string): Promise<void> {
   const containers = await docker.listContainers({ all: true, filters: { label: [`berth.run_id=${runId}`] } });
   await Promise.all(containers.map((c) => removeContainer(docker.getContainer(c.Id)).catch(() => {})));
   const networks = await docker.listNetworks({ filters: { label: [`berth.run_id=${runId}`] } });

@@ -31,7 +31,7 @@ export function agentCommand(spec: AgentRunSpec, waitFor: string | null = null):
 }
 
 /** splits a demultiplexed Docker stream into lines, handing each to `onLine` in order */
-export function lineStream(onLine: (line: string) => Promise<void>): { sink: PassThrough; flushed: () => Promise<void> } {
+function lineStream(onLine: (line: string) => Promise<void>): { sink: PassThrough; flushed: () => Promise<void> } {
   const sink = new PassThrough();
   let pending = '';
   let writing: Promise<void> = Promise.resolve();

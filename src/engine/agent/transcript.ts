@@ -24,7 +24,7 @@ export interface TranscriptSummary {
 
 type Json = Record<string, unknown>;
 
-export function excerpt(text: string, limit: number): string {
+function excerpt(text: string, limit: number): string {
   const flat = text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text;
   return flat;
 }

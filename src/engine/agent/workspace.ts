@@ -12,7 +12,7 @@ import { cloneRepository } from '../docker/source.ts';
 import { redactUrls } from '../../lib/net.ts';
 import type { AgentRunSpec } from './spec.ts';
 
-export const AGENT_UID = 1000;
+const AGENT_UID = 1000;
 
 export interface WorkspaceFiles { prompt: string; mcpConfig: string | null; context: string }
 

@@ -37,7 +37,7 @@ export interface ReplicaInput {
 }
 
 /** the tmpfs a read-only container writes to: sticky and writable by every user, like /tmp */
-export const WRITABLE_TMP = { '/tmp': 'rw,nosuid,nodev,exec,mode=1777' };
+const WRITABLE_TMP = { '/tmp': 'rw,nosuid,nodev,exec,mode=1777' };
 
 /** why file variables cannot reach a read-only container: Docker writes them into its root filesystem before it starts */
 export function readOnlyFilesRefused(files: ReadonlyArray<{ path: string }>): string {

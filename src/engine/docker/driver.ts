@@ -274,4 +274,3 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
   return driver;
 }
 
-export { volumeName };

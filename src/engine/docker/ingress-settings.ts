@@ -13,7 +13,7 @@ import { listReplicas } from './replicas.ts';
 import type { IngressLike } from './rollout.ts';
 
 /** one line on what the ingress enforces for the service beyond routing, or null when nothing */
-export function describeSettings(s: RouteSettings): string | null {
+function describeSettings(s: RouteSettings): string | null {
   const parts = [
     s.allow !== null ? (s.allow.length > 0 ? `clients from ${s.allow.join(', ')} only` : 'no client (no valid range in whitelist_source_range)') : null,
     s.deny.length > 0 ? `clients from ${s.deny.join(', ')} refused` : null,

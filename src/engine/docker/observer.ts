@@ -6,7 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { microsOf, sinceOf } from '../log-time.ts';
 import { labelFilter } from './naming.ts';
 
-export interface ContainerEvent {
+interface ContainerEvent {
   action: 'die' | 'start' | 'oom';
   containerId: string;
   /** the container's name (without Docker's leading slash) */

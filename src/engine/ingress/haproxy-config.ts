@@ -10,16 +10,16 @@ import { DEFAULT_DIGEST, backendRules, rulesDigest, serverOptions, userlist } fr
 import { listenAddress, type RouteSpec } from './routes.ts';
 import { DEFAULT_ROUTE_SETTINGS } from './settings.ts';
 
-export const FRONTEND = 'berth';
+const FRONTEND = 'berth';
 export const FALLBACK = 'berth-fallback';
-export const SLOT_PREFIX = 'berth-slot-';
+const SLOT_PREFIX = 'berth-slot-';
 export const HOSTS_MAP = 'hosts.map';
 export const ROUTES_MAP = 'routes.map';
 export const RULES_MAP = 'rules.map';
 export const SOCKET_NAME = 'admin.sock';
-export const FALLBACK_BODY = 'no berth service at this address\n';
+const FALLBACK_BODY = 'no berth service at this address\n';
 /** slot backends a fresh proxy starts with; the pool doubles (one reload) when routes fill it */
-export const INITIAL_SLOTS = 128;
+const INITIAL_SLOTS = 128;
 
 export interface SlotRoute extends RouteSpec { slot: number }
 
@@ -109,7 +109,7 @@ export function haproxyConfig(o: { host: string; port: number; slots: number; ro
 }
 
 /** the digest of the rules a slot's backend is written with */
-export const slotDigest = (route: SlotRoute | undefined): string =>
+const slotDigest = (route: SlotRoute | undefined): string =>
   route ? rulesDigest(route.settings ?? DEFAULT_ROUTE_SETTINGS, route.id) : DEFAULT_DIGEST;
 
 /** the three map files for these routes in a pool of `slots` slots */

@@ -166,7 +166,7 @@ export async function checkConfig(paths: Paths, bin: string, config: string): Pr
   }
 }
 
-export function logTail(paths: Paths): string {
+function logTail(paths: Paths): string {
   try {
     return readFileSync(paths.logFile, 'utf8').trim().split('\n').filter((l) => /ALERT|error|fail/i.test(l)).slice(-3).join(' | ');
   } catch { return ''; }
@@ -205,7 +205,7 @@ export async function startHaproxy(paths: Paths, o: { host: string; port: number
 }
 
 /** the worker answering the runtime API */
-export async function workerPid(paths: Paths): Promise<number> {
+async function workerPid(paths: Paths): Promise<number> {
   return Number(/^Pid: (\d+)$/m.exec(await runtime(paths.socket, 'show info'))?.[1] ?? 0);
 }
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { DEFAULT_ROUTE_SETTINGS, type RouteSettings } from './settings.ts';
 
 /** the sticky-session cookie (the name Qovery's nginx ingress gives it) */
-export const STICKY_COOKIE = 'INGRESSCOOKIE';
+const STICKY_COOKIE = 'INGRESSCOOKIE';
 /** how long browsers may cache a preflight answer (nginx ingress's default cors-max-age) */
 const CORS_MAX_AGE = 1728000;
 /** the longest the proxy waits for a buffered request body, as it waits for the headers (timeout http-request); then 408 */
@@ -23,7 +23,7 @@ export function quoted(text: string): string {
 /** a log-format value (headers HAProxy sets): % is its escape character */
 const logFormat = (text: string): string => quoted(text.replace(/%/g, '%%'));
 
-export const userlistName = (slot: number): string => `berth-users-${slot}`;
+const userlistName = (slot: number): string => `berth-users-${slot}`;
 
 /** keys in one order, whatever order an object was built in (read back from routes.json, say) */
 const canonical = (v: unknown): unknown => (Array.isArray(v) ? v.map(canonical)

@@ -23,10 +23,10 @@ import { IngressInputError } from './errors.ts';
 import { checkRoute, checkRouteId, listenAddress, proxyAddress, type RouteSpec } from './routes.ts';
 import { DEFAULT_ROUTE_SETTINGS, checkSettings, type RouteSettings } from './settings.ts';
 
-export { findHaproxy, stopIngress, IngressInputError };
+export { findHaproxy, stopIngress };
 
 /** `settings` absent: the route keeps the settings it has (a new route gets the defaults) */
-export interface IngressRoute { id: string; hosts: string[]; upstreams: string[]; settings?: RouteSettings }
+interface IngressRoute { id: string; hosts: string[]; upstreams: string[]; settings?: RouteSettings }
 export interface Ingress {
   /** adopt the running HAProxy of this data dir (its runtime API answers with berth's config) or start one */
   ensure(): Promise<void>;

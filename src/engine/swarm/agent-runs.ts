@@ -110,7 +110,7 @@ async function taskContainer(manager: Docker, service: string, placement: Placem
 }
 
 /** removes the run's services, waits for their tasks to leave, then its network and containers */
-export async function removeSwarmRun(manager: Docker, daemons: Docker[], runId: string): Promise<void> {
+async function removeSwarmRun(manager: Docker, daemons: Docker[], runId: string): Promise<void> {
   const services = await listServices(manager, { 'berth.run_id': runId }).catch(() => []);
   await Promise.all(services.map((s) => manager.getService(s.ID).remove().catch(() => {})));
   for (const d of daemons) {

@@ -41,11 +41,10 @@ export interface SwarmDriverOptions {
   nodeAddresses?: Set<string>;
 }
 
-
 export type SwarmDriver = EngineDriver & { name: 'swarm'; docker: Docker; ingress: IngressLike | null; nodes(): Promise<EngineNode[]>; syncAll(known: (serviceIds: string[]) => Promise<ReadonlySet<string>>): Promise<SwarmServiceHealth[]> };
 
 /** what the observer needs per berth service on the Swarm */
-export interface SwarmServiceHealth {
+interface SwarmServiceHealth {
   serviceId: string; generation: string | null; desired: number; running: number; detail: string;
   /** the Swarm service's own id (its logs are followed by it) */
   swarmId: string;

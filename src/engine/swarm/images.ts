@@ -33,7 +33,7 @@ export function pullAuthOf(plan: RuntimePlan): RegistryAuth | undefined {
 }
 
 /** the reference the image has in the registry */
-export function registryRef(registry: string, tag: string): string {
+function registryRef(registry: string, tag: string): string {
   return `${registry.replace(/\/+$/, '')}/${tag}`;
 }
 

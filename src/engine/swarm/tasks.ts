@@ -121,7 +121,7 @@ export async function listTasks(docker: Docker, serviceOrFilters: string | Recor
 }
 
 /** every running task's node address and published port for one target port */
-export function upstreamsFor(tasks: SwarmTask[], nodes: Map<string, SwarmNode>, port: number): string[] {
+function upstreamsFor(tasks: SwarmTask[], nodes: Map<string, SwarmNode>, port: number): string[] {
   return tasks
     .filter((t) => t.desired === 'running' && t.state === 'running')
     .map((t) => {
@@ -161,7 +161,7 @@ export function routeKeeper(ingress: IngressLike | null) {
   };
 }
 
-export type RouteKeeper = ReturnType<typeof routeKeeper>;
+type RouteKeeper = ReturnType<typeof routeKeeper>;
 
 const sleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve) => {
   const t = setTimeout(resolve, ms);

@@ -9,8 +9,6 @@ import { cancelExamples, serviceExamples } from './services.ts';
 import { variableExamplesByOperation } from './variables.ts';
 import { workflowExamples } from './workflows.ts';
 
-export { EXAMPLE_IDS } from './common.ts';
-
 const BY_OPERATION: Readonly<Record<string, unknown>> = Object.freeze({
   ...hierarchyExamples,
   ...serviceExamples,

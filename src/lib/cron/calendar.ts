@@ -5,7 +5,7 @@
 import type { CronSchedule } from './parse.ts';
 
 export const MINUTE_MS = 60_000;
-export const DAY_MINUTES = 1440;
+const DAY_MINUTES = 1440;
 export const DAY_MS = 86_400_000;
 /** Days in one 400-year Gregorian cycle; a multiple of 7, so weekdays repeat with it too. */
 export const CYCLE_DAYS = 146_097;
@@ -14,18 +14,18 @@ export const MAX_DAY = 2_932_896;
 /** First day we accept: 0001-01-01. */
 export const MIN_DAY = -719_162;
 
-export function isLeapYear(year: number): boolean {
+function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
 }
 
 const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-export function daysInMonth(year: number, month: number): number {
+function daysInMonth(year: number, month: number): number {
   return month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month]!;
 }
 
 /** Days since 1970-01-01 of a civil date (month 1-12). Valid for any year. */
-export function daysFromCivil(year: number, month: number, day: number): number {
+function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;
   const era = Math.floor(y / 400);
   const yearOfEra = y - era * 400;
@@ -56,7 +56,7 @@ export function civilFromDays(days: number): CivilDate {
 }
 
 /** 0 = Sunday. 1970-01-01 was a Thursday. */
-export function weekdayOfDay(days: number): number {
+function weekdayOfDay(days: number): number {
   return (((days + 4) % 7) + 7) % 7;
 }
 
@@ -159,7 +159,7 @@ function mask(list: readonly number[], size: number): Uint8Array {
   return out;
 }
 
-export function dayMatches(c: CompiledSchedule, month: number, dom: number, dow: number): boolean {
+function dayMatches(c: CompiledSchedule, month: number, dom: number, dow: number): boolean {
   if (c.monthOk[month] === 0) {
     return false;
   }

@@ -27,7 +27,7 @@ import { getZone } from './zone.ts';
 import type { Transition, Zone } from './zone.ts';
 
 /** 28 years: the span in which DST effects are examined. */
-export const DST_HORIZON_DAYS = 10_227;
+const DST_HORIZON_DAYS = 10_227;
 
 export interface MinimumGapOptions {
   /** Where the DST horizon (and the example firings) start; default now. */
@@ -213,7 +213,7 @@ function plural(count: number, unit: string): string {
 }
 
 /** "4 minutes", "1 hour 1 minute", "30 seconds". */
-export function formatDuration(ms: number): string {
+function formatDuration(ms: number): string {
   const totalSeconds = Math.round(ms / 1000);
   const days = Math.floor(totalSeconds / 86_400);
   const hours = Math.floor((totalSeconds % 86_400) / 3600);
@@ -232,7 +232,7 @@ function pad(value: number, width = 2): string {
 }
 
 /** "2025-03-09 01:59 (UTC-05:00)": local wall time of an instant, with its offset. */
-export function formatLocal(zone: Zone, instant: number): string {
+function formatLocal(zone: Zone, instant: number): string {
   const offset = zone.offsetAt(instant);
   const wall = instant + offset;
   const day = Math.floor(wall / DAY_MS);

@@ -8,8 +8,8 @@ import { getZone } from './zone.ts';
 import type { Zone } from './zone.ts';
 
 /** Firings are computed for years 1-9999; instants outside are clamped to just beyond that span. */
-export const EARLIEST_INSTANT = (MIN_DAY - 2) * DAY_MS;
-export const LATEST_INSTANT = (MAX_DAY + 2) * DAY_MS;
+const EARLIEST_INSTANT = (MIN_DAY - 2) * DAY_MS;
+const LATEST_INSTANT = (MAX_DAY + 2) * DAY_MS;
 
 export function instantOf(date: Date, name: string): number {
   const ms = date instanceof Date ? date.getTime() : NaN;
@@ -26,7 +26,7 @@ export function instantOf(date: Date, name: string): number {
  * repeated (fall-back) wall time fires at its first instance only, and several wall times in a
  * spring-forward gap all map to the transition instant and fire there once.
  */
-export class InstantCursor {
+class InstantCursor {
   private readonly zone: Zone;
   private readonly walls: WallMinutes;
   private last: number;
@@ -67,7 +67,7 @@ export function nextOccurrence(schedule: CronSchedule, timeZone: string, after: 
 }
 
 /** Default cap on the number of results of occurrencesBetween. */
-export const DEFAULT_OCCURRENCE_LIMIT = 1000;
+const DEFAULT_OCCURRENCE_LIMIT = 1000;
 
 /** Firing instants in (from, to], ascending, at most `limit` (default 1000; Infinity allowed). */
 export function occurrencesBetween(

@@ -2,9 +2,9 @@
 // (roles.ts: ROLES, roleAllows, ACTION_SCOPES), so the documentation cannot drift from them.
 import { ACTION_SCOPES, ROLES, roleAllows, type Action, type Role } from './roles.ts';
 
-export interface RoleTableRow { action: Action; covers: string; allowed: Record<Role, boolean> }
+interface RoleTableRow { action: Action; covers: string; allowed: Record<Role, boolean> }
 
-export function roleTable(): RoleTableRow[] {
+function roleTable(): RoleTableRow[] {
   return (Object.keys(ACTION_SCOPES) as Action[]).map((action) => ({
     action, covers: ACTION_SCOPES[action],
     allowed: Object.fromEntries(ROLES.map((r) => [r, roleAllows(r, action)])) as Record<Role, boolean>,

@@ -21,7 +21,7 @@ export function canGrant(granter: Role, granted: Role): boolean {
   return RANK[granter] >= RANK[granted];
 }
 
-export function isRole(value: unknown): value is Role {
+function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
 }
 
@@ -35,7 +35,7 @@ export const ROLE_IDS: Record<Role, string> = {
 
 export const ROLE_NAMES: Record<Role, string> = { OWNER: 'Owner', ADMIN: 'Admin', DEVOPS: 'DevOps', VIEWER: 'Viewer' };
 
-export function roleFromId(id: string): Role | undefined {
+function roleFromId(id: string): Role | undefined {
   return (Object.keys(ROLE_IDS) as Role[]).find((r) => ROLE_IDS[r] === id.toLowerCase());
 }
 

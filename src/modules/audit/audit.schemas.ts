@@ -19,7 +19,7 @@ export const EventsQuery = Type.Object({
   serviceEnvironmentId: Type.Optional(Uuid),
 });
 
-export const OrganizationEvent = Type.Object({
+const OrganizationEvent = Type.Object({
   id: Uuid,
   timestamp: Type.String({ format: 'date-time' }),
   event_type: Type.String(),

@@ -8,14 +8,14 @@ import type { OrganizationsService } from '../organizations/organizations.servic
 import * as repo from './audit.repo.ts';
 import type { TargetType } from './audit.rules.ts';
 
-export interface EventsQuery {
+interface EventsQuery {
   pageSize?: number; continueToken?: string; stepBackToken?: string; fromTimestamp?: string; toTimestamp?: string;
   eventType?: string; targetType?: string; targetId?: string; subTargetType?: string; triggeredBy?: string; origin?: string;
   serviceProjectId?: string; serviceEnvironmentId?: string;
 }
 
 type Event = Omit<repo.EventItem, 'seq'>;
-export interface EventsPage { events: Event[]; links: { previous?: string; next?: string }; organization_max_limit_reached: boolean }
+interface EventsPage { events: Event[]; links: { previous?: string; next?: string }; organization_max_limit_reached: boolean }
 
 export interface AuditService {
   list(p: Principal, organizationId: string, q: EventsQuery): Promise<EventsPage>;
@@ -30,7 +30,7 @@ function seqOf(value: string | undefined, name: string): number | null {
 }
 
 /** ISO 8601, or epoch seconds / milliseconds / nanoseconds told apart by their size */
-export function parseTimestamp(value: string | undefined, name: string): Date | null {
+function parseTimestamp(value: string | undefined, name: string): Date | null {
   if (value === undefined || value === '') return null;
   let ms: number;
   if (/^\d+$/.test(value)) {

@@ -15,7 +15,7 @@ export interface AuditWriter {
 interface Waiting { event: BatchedEvent; resolve: () => void; reject: (err: unknown) => void }
 
 /** the most events taken in one write */
-export const AUDIT_BATCH_MAX = 200;
+const AUDIT_BATCH_MAX = 200;
 
 export function createAuditWriter(db: Queryable): AuditWriter {
   let waiting: Waiting[] = [];

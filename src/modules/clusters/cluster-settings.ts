@@ -40,7 +40,7 @@ export const ClusterAdvancedSettingsPatch = Type.Partial(Type.Object({
   'k8s.api.allowed_public_access_cidrs': Cidrs,
 }), refuseUnknown);
 
-export function defaultClusterSettings(): ClusterAdvancedSettings {
+function defaultClusterSettings(): ClusterAdvancedSettings {
   return Object.fromEntries(Object.entries(KEYS).map(([k, s]) => [k, structuredClone((s as unknown as { default: unknown }).default)])) as ClusterAdvancedSettings;
 }
 

@@ -44,11 +44,6 @@ export async function findCluster(db: Queryable, organizationId: string, id: str
   return rows[0] ? toCluster(rows[0]) : null;
 }
 
-export async function findDefaultCluster(db: Queryable, organizationId: string): Promise<Cluster | null> {
-  const rows = await db.query<ClusterRow>(`select ${COLUMNS} from clusters where organization_id = $1 and is_default`, [organizationId]);
-  return rows[0] ? toCluster(rows[0]) : null;
-}
-
 export async function listClusters(db: Queryable, organizationId: string, limit: number | null, offset: number, name: string | null = null): Promise<{ items: Cluster[]; total: number }> {
   const rows = await db.query<ClusterRow & { total: number }>(
     `select ${COLUMNS}, count(*) over () as total from clusters where organization_id = $1 and ($4::text is null or lower(name) = lower($4))

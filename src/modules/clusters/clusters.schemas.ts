@@ -4,8 +4,8 @@
 import { Type, type Static } from 'typebox';
 import { BaseRecord, NullableString, Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
 
-export const CLOUD_PROVIDERS = ['AWS', 'SCW', 'GCP', 'DO', 'AZURE', 'OVH', 'CIVO', 'HETZNER', 'ORACLE', 'IBM', 'ON_PREMISE'] as const;
-export const KUBERNETES_MODES = ['MANAGED', 'SELF_MANAGED', 'PARTIALLY_MANAGED'] as const;
+const CLOUD_PROVIDERS = ['AWS', 'SCW', 'GCP', 'DO', 'AZURE', 'OVH', 'CIVO', 'HETZNER', 'ORACLE', 'IBM', 'ON_PREMISE'] as const;
+const KUBERNETES_MODES = ['MANAGED', 'SELF_MANAGED', 'PARTIALLY_MANAGED'] as const;
 
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
@@ -52,7 +52,7 @@ export const Cluster = Type.Object({
 export type Cluster = Static<typeof Cluster>;
 export const ClusterList = Paginated(Cluster);
 
-export const ClusterNode = Type.Object({
+const ClusterNode = Type.Object({
   id: Type.String({ description: 'the node\'s Swarm id' }),
   hostname: Type.String(),
   address: Type.String({ description: 'the address the node advertises to the cluster' }),

@@ -9,7 +9,7 @@ const Weekday = Type.Union(WEEKDAYS.map((d) => Type.Literal(d)));
 const Weekdays = Type.Array(Weekday, { minItems: 1, maxItems: 7 });
 const Time = Type.String({ minLength: 4, maxLength: 40, description: 'HH:MM, or a date-time whose time part is used' });
 const TimeZone = Type.String({ minLength: 1, maxLength: 100, description: 'IANA time zone, e.g. UTC or Europe/Paris' });
-export const ENVIRONMENT_MODES = ['DEVELOPMENT', 'STAGING', 'PRODUCTION', 'PREVIEW'] as const;
+const ENVIRONMENT_MODES = ['DEVELOPMENT', 'STAGING', 'PRODUCTION', 'PREVIEW'] as const;
 
 export const ProjectDeploymentRuleRequest = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' }),

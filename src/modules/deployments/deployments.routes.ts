@@ -27,8 +27,6 @@ const CONTAINER: Family = { param: 'containerId', type: 'CONTAINER', label: 'Con
 const DATABASE: Family = { param: 'databaseId', type: 'DATABASE', label: 'Database', tag: 'Databases' };
 const JOB: Family = { param: 'jobId', type: 'JOB', label: 'Job', tag: 'Jobs' };
 
-export { optionalBody };
-
 function historyPage(query: unknown) {
   const q = query as { page?: number; page_size?: number; pageSize?: number };
   return pageRequest({ page: q.page, page_size: q.page_size ?? q.pageSize }, 'history');

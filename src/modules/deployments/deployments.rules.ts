@@ -99,7 +99,7 @@ export const QUEUED_STATE: Record<DeploymentAction, string> = {
 
 export const STABLE_STATES = new Set(['RUNNING', 'STOPPED', 'ERROR']);
 
-export const FAILED_STATUSES = new Set(['BUILD_ERROR', 'DEPLOYMENT_ERROR', 'STOP_ERROR', 'RESTART_ERROR', 'DELETE_ERROR']);
+const FAILED_STATUSES = new Set(['BUILD_ERROR', 'DEPLOYMENT_ERROR', 'STOP_ERROR', 'RESTART_ERROR', 'DELETE_ERROR']);
 
 /** the event a final status announces */
 export function settledEvent(status: string): 'DEPLOYMENT_SUCCEEDED' | 'DEPLOYMENT_FAILED' | 'DEPLOYMENT_CANCELLED' {

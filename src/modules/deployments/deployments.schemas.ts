@@ -57,7 +57,7 @@ export const HistoryQuery = Type.Object({
   pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'alias of page_size (public clients)' })),
 });
 
-export const LogLine = Type.Object({
+const LogLine = Type.Object({
   id: Type.String(),
   created_at: Timestamp,
   message: Type.String(),

@@ -18,7 +18,7 @@ import { durationSeconds, environmentDeploymentStatus, environmentState, groupSt
 
 export type { DeploymentAction, DeploymentRecord } from './deployments.rules.ts';
 
-export interface RequestInput {
+interface RequestInput {
   serviceId: string;
   action: DeploymentAction;
   gitCommitId?: string | null;
@@ -31,14 +31,14 @@ export interface RequestInput {
   log?: string[];
 }
 
-export interface EnvironmentActionResult {
+interface EnvironmentActionResult {
   id: string;
   state: string;
   deployment_request_id: string | null;
   deployments: DeploymentRecord[];
 }
 
-export interface EnvironmentStatus {
+interface EnvironmentStatus {
   id: string; state: string; last_deployment_date: string | null; last_deployment_state: string; last_deployment_id: string | null;
   total_deployment_duration_in_seconds: number | null; origin: string | null; triggered_by: string | null;
   deployment_status: string; deployment_request_id: string | null;
@@ -75,7 +75,7 @@ export function toLine(r: repo.LogRow): LogLine {
 // For other modules: what they read or write of the deployments module's tables (deployments,
 // deployment_logs) outside a principal's request, often inside their own transaction. They call
 // these, never deployments.repo.ts.
-export type { LogRow, ServiceRow } from './deployments.repo.ts';
+export type { LogRow } from './deployments.repo.ts';
 
 /** one deployment's record (no authorization), or null */
 export async function findDeploymentRecord(db: Queryable, deploymentId: string): Promise<DeploymentRecord | null> {

@@ -11,7 +11,7 @@ export interface LastDeployment {
   origin: string; triggered_by: string | null;
 }
 
-export interface ServiceStatusEntry {
+interface ServiceStatusEntry {
   id: string; state: string; service_deployment_status: string; last_deployment_date: string | null; is_part_last_deployment: boolean;
 }
 

@@ -33,7 +33,7 @@ export interface RunningDeployment {
 }
 
 /** a service type's own APPLY step in place of the driver's */
-export type ApplyStep = (target: DriverService, log: LogSink, signal: AbortSignal, deployment: RunningDeployment) => Promise<BuildResult | void>;
+type ApplyStep = (target: DriverService, log: LogSink, signal: AbortSignal, deployment: RunningDeployment) => Promise<BuildResult | void>;
 
 export interface RunnerDeps extends Pick<Platform, 'db' | 'queue' | 'config' | 'logger' | 'engine' | 'sealer'> {
   /** the deployments service's lifecycle (its settled-deployment calls included) */

@@ -4,8 +4,8 @@
 import { Type, type Static } from 'typebox';
 import { BaseRecord, NullableString, Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
 
-export const CREATE_MODES = ['DEVELOPMENT', 'STAGING', 'PRODUCTION'] as const;
-export const ALL_MODES = ['DEVELOPMENT', 'STAGING', 'PRODUCTION', 'PREVIEW'] as const;
+const CREATE_MODES = ['DEVELOPMENT', 'STAGING', 'PRODUCTION'] as const;
+const ALL_MODES = ['DEVELOPMENT', 'STAGING', 'PRODUCTION', 'PREVIEW'] as const;
 const CreateMode = Type.Union(CREATE_MODES.map((m) => Type.Literal(m)));
 const AnyMode = Type.Union(ALL_MODES.map((m) => Type.Literal(m)));
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });

@@ -8,10 +8,10 @@ import { badRequest } from '../../lib/errors.ts';
 import { branchOfRef, isNullCommit } from './git-push.rules.ts';
 import { header, type GitWebhookProvider, type Headers } from './signatures.ts';
 
-export type GitEventKind = 'push' | 'tag_push' | 'pull_request' | 'ping' | 'other';
-export type PullRequestAction = 'opened' | 'updated' | 'closed' | 'merged' | 'reopened' | 'other';
+type GitEventKind = 'push' | 'tag_push' | 'pull_request' | 'ping' | 'other';
+type PullRequestAction = 'opened' | 'updated' | 'closed' | 'merged' | 'reopened' | 'other';
 
-export interface PullRequestFacts { number: number | null; action: PullRequestAction; targetBranch: string | null; title: string | null }
+interface PullRequestFacts { number: number | null; action: PullRequestAction; targetBranch: string | null; title: string | null }
 
 export interface GitEvent {
   kind: GitEventKind;

@@ -37,7 +37,7 @@ export interface PollRound {
 type Ctx = Pick<Platform, 'db' | 'sealer' | 'logger'> & { services: { gitPush: GitPushService } };
 
 /** the repository + branch (+ credential) groups of tracked services: one ls-remote each */
-export function groupByBranch(tracked: TrackedService[]): Map<string, TrackedService[]> {
+function groupByBranch(tracked: TrackedService[]): Map<string, TrackedService[]> {
   const groups = new Map<string, TrackedService[]>();
   for (const s of tracked) {
     const key = `${s.source.url}\n${s.source.branch}\n${s.source.gitTokenId ?? ''}`;

@@ -76,7 +76,7 @@ export function trackedSource(type: string, spec: Spec): TrackedSource | null {
 export interface WindowRule { timezone: string; start_time: string; stop_time: string; weekdays: string[]; auto_stop: boolean }
 
 /** the weekday and `HH:MM` of an instant in a time zone */
-export function wallClock(now: Date, timeZone: string): { weekday: Weekday; time: string } {
+function wallClock(now: Date, timeZone: string): { weekday: Weekday; time: string } {
   const parts = new Intl.DateTimeFormat('en-US', { timeZone, weekday: 'long', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(now);
   const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
   return { weekday: part('weekday').toUpperCase() as Weekday, time: `${part('hour')}:${part('minute')}` };

@@ -20,12 +20,12 @@ import { pullRequestEvent } from './pull-requests.ts';
 import type { GitWebhookCreated, GitWebhookReceipt, GitWebhookSettings } from './git-push.schemas.ts';
 import { GIT_WEBHOOK_PROVIDERS, header, verifySignature, type GitWebhookProvider, type Headers } from './signatures.ts';
 
-export type { PushOutcome, SeenPush, TrackedService } from './git-push.heads.ts';
+export type { PushOutcome, TrackedService } from './git-push.heads.ts';
 
 /** the largest delivery accepted (GitHub caps payloads at 25 MB; a push's list of commits is the bulk) */
 export const GIT_WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
 /** how long delivery ids are remembered against replays */
-export const DELIVERY_RETENTION_DAYS = 7;
+const DELIVERY_RETENTION_DAYS = 7;
 
 const PROVIDER_NAMES: Record<GitWebhookProvider, string> = { github: 'GitHub', gitlab: 'GitLab', bitbucket: 'Bitbucket', gitea: 'Gitea', forgejo: 'Forgejo' };
 

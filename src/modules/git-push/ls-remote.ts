@@ -7,9 +7,9 @@ import { checkGitUrl, gitEnv, lastErrorLine, runTool } from '../../engine/index.
 import { redactUrls } from '../../lib/net.ts';
 import { parseLsRemote } from './git-push.rules.ts';
 
-export const LS_REMOTE_TIMEOUT_MS = 30_000;
+const LS_REMOTE_TIMEOUT_MS = 30_000;
 
-export class LsRemoteFailure extends Error {}
+class LsRemoteFailure extends Error {}
 
 /** the commit at refs/heads/<branch>; throws LsRemoteFailure with git's (redacted) words */
 export async function lsRemoteHead(source: { url: string; branch: string; token: string | null; username?: string | null },

@@ -9,7 +9,7 @@ import { iso, isoRequired } from '../../lib/text.ts';
 
 registerConstraint('git_tokens_org_name_key', 'Git token name is already taken in this organization');
 
-export interface GitTokenRow {
+interface GitTokenRow {
   id: string; organization_id: string; name: string; description: string; type: string; workspace: string | null;
   git_api_url: string; token_sealed: string; expired_at: Date | null; created_at: Date; updated_at: Date | null;
 }

@@ -5,7 +5,7 @@
 import { Type, type Static } from 'typebox';
 import { BaseRecord, Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
 
-export const GIT_TOKEN_TYPES = ['GITHUB', 'GITLAB', 'BITBUCKET', 'GENERIC'] as const;
+const GIT_TOKEN_TYPES = ['GITHUB', 'GITLAB', 'BITBUCKET', 'GENERIC'] as const;
 export type GitTokenType = (typeof GIT_TOKEN_TYPES)[number];
 
 const TokenType = Type.Union(GIT_TOKEN_TYPES.map((v) => Type.Literal(v)), {

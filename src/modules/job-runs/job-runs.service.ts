@@ -22,7 +22,7 @@ const LABEL = 'Job';
 const TICK_BATCH = 200;
 
 /** the next firing of a cron job spec after `after`, or null (not a cron job, or no next firing) */
-export function nextCronRun(spec: Record<string, any>, after: Date): Date | null {
+function nextCronRun(spec: Record<string, any>, after: Date): Date | null {
   const cron = spec?.schedule?.cronjob;
   if (!cron?.scheduled_at) return null;
   const parsed = parseCron(cron.scheduled_at);

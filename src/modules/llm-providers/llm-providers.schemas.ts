@@ -3,7 +3,7 @@
 import { Type, type Static } from 'typebox';
 import { Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
 
-export const PROVIDER_TYPES = ['CLAUDE', 'BEDROCK'] as const;
+const PROVIDER_TYPES = ['CLAUDE', 'BEDROCK'] as const;
 const ProviderType = Type.Union(PROVIDER_TYPES.map((v) => Type.Literal(v)));
 const Scope = Type.Union([Type.Literal('ORGANIZATION'), Type.Literal('USER')], { description: 'ORGANIZATION (shared) or USER (personal to its creator)' });
 const Name = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });

@@ -3,7 +3,7 @@
 import type { Principal } from '../access/principal.ts';
 import { roleAllows, type Role } from '../access/roles.ts';
 
-export const SCOPES = ['ORGANIZATION', 'USER'] as const;
+const SCOPES = ['ORGANIZATION', 'USER'] as const;
 export type OwnedScope = (typeof SCOPES)[number];
 
 export interface Owned { scope: OwnedScope; ownerUserId: string | null }
@@ -13,13 +13,10 @@ export function isOwner(p: Principal, r: Owned): boolean {
   return p.kind === 'user' && r.ownerUserId !== null && r.ownerUserId === p.id;
 }
 
-/** ORGANIZATION resources are seen by every member; USER ones by their owner only */
+/** ORGANIZATION resources are seen by every member; USER ones by their owner only (attaching one to a workflow needs the same) */
 export function canSee(p: Principal, r: Owned): boolean {
   return r.scope === 'ORGANIZATION' || isOwner(p, r);
 }
-
-/** attaching to a workflow (or keeping attached on save) needs the same as seeing it */
-export const canUse = canSee;
 
 /** ORGANIZATION resources are managed by ADMIN+; USER ones by their owner, DEVOPS+ */
 export function canChange(p: Principal, role: Role, r: Owned): boolean {

@@ -34,7 +34,7 @@ export const DELETE_OLDEST_OF_SERVICE = deleting(`select d.id from deployment_lo
   order by d.created_at limit $2`);
 
 /** the services with more than $1 runtime lines, and how many they have */
-export const SERVICES_OVER = `select s.id as service_id, c.n::text as lines from services s
+const SERVICES_OVER = `select s.id as service_id, c.n::text as lines from services s
   cross join lateral (select coalesce(sum(r.n), 0) as n from row_counts r where r.parent_id = s.id and r.kind = 'runtime_logs') c
   where c.n > $1`;
 

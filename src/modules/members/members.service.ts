@@ -12,7 +12,7 @@ import type { OrganizationsService } from '../organizations/organizations.servic
 import * as repo from './members.repo.ts';
 import type { CurrentRole, InviteMember, InviteMemberRequest, Member } from './members.schemas.ts';
 
-export const INVITATION_TTL_DAYS = 7;
+const INVITATION_TTL_DAYS = 7;
 
 type Paged<T> = ReturnType<typeof page<T>>;
 

@@ -16,7 +16,7 @@ interface OrganizationRow {
 const COLUMNS = 'id, name, description, plan, website_url, repository, logo_url, icon_url, admin_emails, owner_user_id, created_at, updated_at';
 const FIND_ORGANIZATION = `select ${COLUMNS} from organizations where id = $1`;
 
-export function toOrganization(r: OrganizationRow): Organization {
+function toOrganization(r: OrganizationRow): Organization {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), name: r.name,
     description: r.description, plan: r.plan, website_url: r.website_url, repository: r.repository,

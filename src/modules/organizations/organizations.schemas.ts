@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { BaseRecord, NullableString, Paginated, Uuid } from '../../http/schemas.ts';
 
-export const PLANS = ['FREE', 'TEAM', 'TEAM_YEARLY', 'ENTERPRISE', 'ENTERPRISE_YEARLY', 'PROFESSIONAL', 'BUSINESS',
+const PLANS = ['FREE', 'TEAM', 'TEAM_YEARLY', 'ENTERPRISE', 'ENTERPRISE_YEARLY', 'PROFESSIONAL', 'BUSINESS',
   'USER_2025', 'TEAM_2025', 'BUSINESS_2025', 'ENTERPRISE_2025'] as const;
 
 const Plan = Type.Union(PLANS.map((p) => Type.Literal(p)));

@@ -43,7 +43,7 @@ export interface PreviewRow {
 const COLUMNS = `id, organization_id, source_environment_id, provider, repository_key, repository_url, pull_request_number, title, author,
   base_branch, head_branch, head_commit, preview_environment_id, preview_environment_name, state, message, created_at, updated_at`;
 
-export function toPreview(r: PreviewRow): Preview {
+function toPreview(r: PreviewRow): Preview {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), environment: { id: r.source_environment_id },
     provider: r.provider, repository_url: r.repository_url, pull_request_number: r.pull_request_number, title: r.title, author: r.author,

@@ -8,8 +8,8 @@ import { repositoryKey } from '../git-push/git-push.rules.ts';
 
 export { repositoryKey };
 
-export const PULL_REQUEST_PROVIDERS = ['GITHUB', 'GITLAB', 'BITBUCKET', 'GITEA'] as const;
-export const PULL_REQUEST_ACTIONS = ['opened', 'reopened', 'synchronize', 'closed'] as const;
+const PULL_REQUEST_PROVIDERS = ['GITHUB', 'GITLAB', 'BITBUCKET', 'GITEA'] as const;
+const PULL_REQUEST_ACTIONS = ['opened', 'reopened', 'synchronize', 'closed'] as const;
 export type PullRequestProvider = (typeof PULL_REQUEST_PROVIDERS)[number];
 export type PullRequestEventAction = (typeof PULL_REQUEST_ACTIONS)[number];
 

@@ -6,7 +6,7 @@ import type { RegistryRef } from './registries.schemas.ts';
 
 registerConstraint('container_registries_org_name_key', 'Container registry name is already taken in this organization');
 
-export interface RegistryRow {
+interface RegistryRow {
   id: string; organization_id: string; name: string; kind: string; url: string; description: string;
   config: Record<string, unknown>; config_sealed: string | null; created_at: Date; updated_at: Date | null;
 }

@@ -4,7 +4,7 @@
 import { Type, type Static } from 'typebox';
 import { BaseRecord, NullableString, Paginated, Uuid } from '../../http/schemas.ts';
 
-export const REGISTRY_KINDS = ['ECR', 'SCALEWAY_CR', 'DOCKER_HUB', 'GITHUB_CR', 'GITHUB_ENTERPRISE_CR', 'GITLAB_CR', 'PUBLIC_ECR',
+const REGISTRY_KINDS = ['ECR', 'SCALEWAY_CR', 'DOCKER_HUB', 'GITHUB_CR', 'GITHUB_ENTERPRISE_CR', 'GITLAB_CR', 'PUBLIC_ECR',
   'DOCR', 'GENERIC_CR', 'GCP_ARTIFACT_REGISTRY', 'AZURE_CR'] as const;
 export type RegistryKind = (typeof REGISTRY_KINDS)[number];
 
@@ -15,7 +15,7 @@ const Secret = Type.Optional(Type.String({ maxLength: 65536, description: 'write
 export const SECRET_CONFIG_KEYS = ['username', 'password', 'access_key_id', 'secret_access_key', 'scaleway_access_key',
   'scaleway_secret_key', 'json_credentials', 'azure_client_secret'] as const;
 
-export const RegistryConfigRequest = Type.Object({
+const RegistryConfigRequest = Type.Object({
   username: Secret,
   password: Secret,
   access_key_id: Secret,
@@ -36,9 +36,9 @@ export const RegistryConfigRequest = Type.Object({
   azure_subscription_id: Text,
   azure_application_id: Text,
 }, { additionalProperties: false, description: 'credentials (username, password, access keys, json_credentials…) are write-only' });
-export type RegistryConfigRequest = Static<typeof RegistryConfigRequest>;
+type RegistryConfigRequest = Static<typeof RegistryConfigRequest>;
 
-export const RegistryConfigResponse = Type.Object({
+const RegistryConfigResponse = Type.Object({
   region: Text,
   role_arn: Text,
   scaleway_project_id: Text,

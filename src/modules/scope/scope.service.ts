@@ -46,7 +46,7 @@ function toEnvScope(r: EnvRow): EnvironmentScope {
   };
 }
 
-export async function loadEnvironmentScope(db: Queryable, environmentId: string): Promise<EnvironmentScope | null> {
+async function loadEnvironmentScope(db: Queryable, environmentId: string): Promise<EnvironmentScope | null> {
   const rows = await db.query<EnvRow>(`${ENV_SELECT} where e.id = $1`, [environmentId]);
   return rows[0] ? toEnvScope(rows[0]) : null;
 }

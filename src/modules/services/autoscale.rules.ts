@@ -8,7 +8,7 @@
 // samples, keeps the state and acts; nothing here reads a clock or the daemon.
 
 /** the HPA's default tolerance: a ratio within 10% of the target changes nothing */
-export const HPA_TOLERANCE = 0.1;
+const HPA_TOLERANCE = 0.1;
 
 /** max_running_instances -1 ("no limit") on the docker engine, whose replicas share one host */
 export const UNLIMITED_MAX_REPLICAS = 10;

@@ -13,10 +13,10 @@ export function Nullable<T extends TSchema>(schema: T) {
 
 export const ServiceName = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S', description: 'unique in the environment across every service type, case-insensitively' });
 export const PortNumber = Type.Integer({ minimum: 1, maximum: 65535 });
-export const PORT_PROTOCOLS = ['HTTP', 'GRPC', 'TCP', 'UDP'] as const;
-export const CPU_ARCHITECTURES = ['AMD64', 'ARM64'] as const;
-export const GIT_PROVIDERS = ['GITHUB', 'GITLAB', 'BITBUCKET'] as const;
-export const PROBE_SCHEMES = ['HTTP', 'HTTPS'] as const;
+const PORT_PROTOCOLS = ['HTTP', 'GRPC', 'TCP', 'UDP'] as const;
+const CPU_ARCHITECTURES = ['AMD64', 'ARM64'] as const;
+const GIT_PROVIDERS = ['GITHUB', 'GITLAB', 'BITBUCKET'] as const;
+const PROBE_SCHEMES = ['HTTP', 'HTTPS'] as const;
 
 /** a union of string literals with its precise static type */
 export function literalUnion<const T extends readonly string[]>(values: T) {
@@ -133,7 +133,7 @@ export const GitRepository = Type.Object({
 export type GitRepository = Static<typeof GitRepository>;
 
 // ---- group references, registry ------------------------------------------------------------
-export const GroupRef = Type.Object({ id: Uuid }, AP);
+const GroupRef = Type.Object({ id: Uuid }, AP);
 export const GroupRefs = Type.Array(GroupRef);
 
 export const AnnotationsGroup = Type.Object({

@@ -10,7 +10,7 @@ import type { Principal } from '../access/principal.ts';
 import { describeServiceRow } from './service-spec.ts';
 import type { ServicesService } from './services.service.ts';
 
-export interface ServiceLink {
+interface ServiceLink {
   service_id: string; service_type: string; url: string; internal_port: number; external_port: number; is_qovery_domain: boolean; is_default: boolean;
 }
 

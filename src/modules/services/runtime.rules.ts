@@ -51,7 +51,7 @@ export interface RuntimeRequest {
   icon_uri?: string;
 }
 
-export const RUNTIME_KEYS: readonly (keyof RuntimeSpec)[] = [
+const RUNTIME_KEYS: readonly (keyof RuntimeSpec)[] = [
   'description', 'cpu', 'memory', 'gpu', 'ephemeral_storage_in_gib', 'min_running_instances', 'max_running_instances', 'ports',
   'storage', 'healthchecks', 'arguments', 'entrypoint', 'auto_preview', 'auto_deploy', 'cpu_architecture', 'annotations_groups',
   'labels_groups', 'icon_uri',

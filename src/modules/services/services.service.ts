@@ -25,13 +25,13 @@ import * as repo from './services.repo.ts';
 import type { ServiceRow } from './services.repo.ts';
 
 export interface HandlerContext { env: EnvironmentScope; db: Queryable; sealer: Sealer; config: Config }
-export interface Built {
+interface Built {
   spec: object; secrets?: Record<string, string>; advancedSettings?: Record<string, unknown>;
   /** what a new row needs beside it (a PUBLIC database's port), in the inserting transaction */
   afterInsert?: (tx: Queryable, row: ServiceRow) => Promise<void>;
 }
 /** `facts`: what the handler's presentFacts read for these rows */
-export interface PresentContext { env: EnvironmentScope; registries: Map<string, Registry>; groups: ServiceGroups; config: Config; facts?: unknown }
+interface PresentContext { env: EnvironmentScope; registries: Map<string, Registry>; groups: ServiceGroups; config: Config; facts?: unknown }
 
 /** what a service type module gives the shared model */
 export interface ServiceTypeHandler<Create extends { name: string }, Edit extends { name?: string }, Res> {
@@ -90,7 +90,7 @@ export interface ServicesService {
   authorizedRow(p: Principal, id: string, type: string, label: string, action: 'read' | 'write' | 'manage'): Promise<{ row: ServiceRow; env: EnvironmentScope }>;
 }
 
-export function toStatus(row: ServiceRow): ServiceStatus {
+function toStatus(row: ServiceRow): ServiceStatus {
   return { id: row.id, state: row.state, service_deployment_status: row.deployment_status, last_deployment_date: iso(row.last_deployment_at) };
 }
 

@@ -6,8 +6,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Db } from '../../db/db.ts';
 
-export type Channel = 'berth_log' | 'berth_status';
-export const CHANNELS: readonly Channel[] = ['berth_log', 'berth_status'];
+type Channel = 'berth_log' | 'berth_status';
+const CHANNELS: readonly Channel[] = ['berth_log', 'berth_status'];
 
 /** payloads of the triggers; `resync` means "notifications may have been missed" */
 export type Notice =

@@ -17,7 +17,7 @@ import * as repo from './streams.repo.ts';
 /** lines read per step; the next step waits until the client has taken these */
 const BATCH = 500;
 
-export interface StreamRequest {
+interface StreamRequest {
   principal: Principal;
   headers: Record<string, string | string[] | undefined>;
   cursor?: string;

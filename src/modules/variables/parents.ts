@@ -15,7 +15,7 @@ export interface ParentKind {
   param: string;
 }
 
-export const PARENT_KINDS: readonly ParentKind[] = [
+const PARENT_KINDS: readonly ParentKind[] = [
   { scope: 'PROJECT', level: 'project', serviceType: null, label: 'Project', param: 'projectId' },
   { scope: 'ENVIRONMENT', level: 'environment', serviceType: null, label: 'Environment', param: 'environmentId' },
   { scope: 'APPLICATION', level: 'service', serviceType: 'APPLICATION', label: 'Application', param: 'applicationId' },

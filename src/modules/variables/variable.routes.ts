@@ -5,7 +5,7 @@ import type { App } from '../../http/app-type.ts';
 import { pageRequest } from '../../http/pagination.ts';
 import { NoContent, idParams } from '../../http/schemas.ts';
 import {
-  EffectiveQuery, EffectiveVariableList, VariableAliasRequest, VariableEditRequest, VariableListQuery, VariableOverrideRequest,
+  EffectiveQuery, EffectiveVariableList, EnvironmentVariableEditRequest, VariableAliasRequest, VariableListQuery, VariableOverrideRequest,
   VariableRequest, VariableResponse, VariableResponseList, ImportQuery, VariableImport, VariableImportRequest,
 } from './variables.schemas.ts';
 import { toVariableResponse } from './variables.views.ts';
@@ -42,7 +42,7 @@ export function variableRoutes(app: App, ctx: AppContext): void {
   }, async (req, reply) => reply.code(201).send(await svc.import(req.principal, req.query.service_type, req.query.service_id, req.body)));
 
   app.put('/variable/:variableId', {
-    schema: { tags, operationId: 'editVariable', summary: 'Edit (members omitted keep their value)', params: VariableParams, body: VariableEditRequest, response: { 200: VariableResponse } },
+    schema: { tags, operationId: 'editVariable', summary: 'Edit (members omitted keep their value)', params: VariableParams, body: EnvironmentVariableEditRequest, response: { 200: VariableResponse } },
   }, async (req) => toVariableResponse(await svc.edit(req.principal, null, req.params.variableId, 'any', req.body)));
 
   app.delete('/variable/:variableId', {

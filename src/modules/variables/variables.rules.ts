@@ -1,9 +1,9 @@
 // Pure rules of variables: what a key and a file mount path may look like, and the scope rules
 // of aliases and overrides. No I/O; the service turns a returned message into a 400.
 
-export const KEY_MAX_LENGTH = 255;
-export const RESERVED_PREFIXES = ['QOVERY_', 'BERTH_'] as const;
-export const MOUNT_PATH_MAX_LENGTH = 1024;
+const KEY_MAX_LENGTH = 255;
+const RESERVED_PREFIXES = ['QOVERY_', 'BERTH_'] as const;
+const MOUNT_PATH_MAX_LENGTH = 1024;
 
 const KEY_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 

@@ -40,8 +40,6 @@ export const VariableRequest = Type.Object({
   mount_path: MountPath, description: Description, enable_interpolation_in_file: Interpolation,
 }, { additionalProperties: false });
 
-export const VariableEditRequest = EnvironmentVariableEditRequest;
-
 export const VariableAliasRequest = Type.Object({
   key: Key, alias_scope: Scope, alias_parent_id: Uuid, description: Description, enable_interpolation_in_file: Interpolation,
 }, { additionalProperties: false });
@@ -103,7 +101,7 @@ export const VariableResponse = Type.Object({
 });
 export const VariableResponseList = Paginated(VariableResponse);
 
-export const EffectiveVariable = Type.Object({
+const EffectiveVariable = Type.Object({
   key: Type.String(),
   value: Type.Union([Type.String(), Type.Null()], { description: 'null for secrets' }),
   is_secret: Type.Boolean(),

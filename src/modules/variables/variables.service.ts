@@ -22,15 +22,15 @@ export { resolveEffectiveVariables } from './effective.ts';
 export { copyVariables } from './clone.ts';
 
 /** which variables a route sees: the environmentVariable routes, the secret routes, or /variable */
-export type Flavor = 'variable' | 'secret' | 'any';
+type Flavor = 'variable' | 'secret' | 'any';
 
-export interface CreateInput {
+interface CreateInput {
   key: string; value: string; is_secret: boolean; mount_path?: string | null; description?: string | null; enable_interpolation_in_file?: boolean | null;
 }
-export interface EditInput {
+interface EditInput {
   key: string; value?: string | null; mount_path?: string | null; description?: string | null; enable_interpolation_in_file?: boolean | null;
 }
-export interface DeriveExtras { description?: string | null; enable_interpolation_in_file?: boolean | null }
+interface DeriveExtras { description?: string | null; enable_interpolation_in_file?: boolean | null }
 
 export interface VariablesService {
   list(p: Principal, scope: string, parentId: string, flavor: Flavor, req: PageRequest, isSecret?: boolean): Promise<{ results: repo.VariableRow[]; pagination: PageInfo }>;

@@ -6,7 +6,7 @@ import { iso, isoRequired } from '../../lib/text.ts';
 import type { VariableRow } from './variables.repo.ts';
 import type { EnvironmentVariable, Secret, VariableResponse } from './variables.schemas.ts';
 
-export const OWNED_BY = 'berth';
+const OWNED_BY = 'berth';
 
 type Linked = NonNullable<Static<typeof EnvironmentVariable>['aliased_variable']>;
 type LinkedSecret = NonNullable<Static<typeof Secret>['aliased_secret']>;

@@ -21,12 +21,12 @@ export interface EmitInput {
 }
 
 /** the JSON body every delivery of an event carries */
-export function eventBody(kind: EventKind, payload: Record<string, unknown>, createdAt: Date, eventId: string): string {
+function eventBody(kind: EventKind, payload: Record<string, unknown>, createdAt: Date, eventId: string): string {
   return JSON.stringify({ event_id: eventId, event_type: kind, created_at: createdAt.toISOString(), payload });
 }
 
 /** Slack incoming webhooks take `{text}` */
-export function slackBody(kind: EventKind, payload: Record<string, unknown>): string {
+function slackBody(kind: EventKind, payload: Record<string, unknown>): string {
   const what = [payload.service_name, payload.status].filter((x) => typeof x === 'string' && x !== '').join(': ');
   return JSON.stringify({ text: `berth ${kind}${what ? ` (${what})` : ''}` });
 }

@@ -20,9 +20,9 @@ export interface PostResult {
   durationMs: number;
 }
 
-export class RefusedTarget extends Error {}
+class RefusedTarget extends Error {}
 
-export const RESPONSE_EXCERPT_BYTES = 1024;
+const RESPONSE_EXCERPT_BYTES = 1024;
 
 function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {

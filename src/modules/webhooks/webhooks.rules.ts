@@ -100,7 +100,7 @@ export function generateSigningSecret(): string {
 
 /** the HMAC key: the base64 after `whsec_` (a user-given secret without the prefix is read as
  * base64 too, as the Standard Webhooks libraries do on the receiving side) */
-export function signingKeyBytes(secret: string): Buffer {
+function signingKeyBytes(secret: string): Buffer {
   return Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
 }
 

@@ -13,7 +13,7 @@ import { prepareAgentRun, recordAgentOutcome } from './agent-run.ts';
 
 export type AgentStepDeps = Pick<Platform, 'db' | 'config' | 'engine' | 'sealer'>;
 
-export const agentRunSettings = { heartbeatMs: 5000 };
+const agentRunSettings = { heartbeatMs: 5000 };
 
 export async function runWorkflowAgent(ctx: AgentStepDeps, target: DriverService, log: LogSink, signal: AbortSignal, deployment: RunningDeployment): Promise<void> {
   const deploymentId = target.deploymentId;

@@ -17,15 +17,15 @@
 import { shown } from '../../http/validation-messages.ts';
 import { boundProblems, jsonMember as at } from './model-settings.ts';
 
-export interface McpStdioEntry { type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
-export interface McpRemoteEntry { type: 'http' | 'sse'; url: string; headers: Record<string, string> }
+interface McpStdioEntry { type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+interface McpRemoteEntry { type: 'http' | 'sse'; url: string; headers: Record<string, string> }
 /** one server, its optional members filled in (args [], env {}, headers {}) */
 export type McpEntry = McpStdioEntry | McpRemoteEntry;
 
 export type McpConfigResult = { ok: true; servers: Record<string, McpEntry> } | { ok: false; problems: string[] };
 
-export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-export const MCP_TRANSPORTS = Object.freeze(['stdio', 'http', 'sse'] as const);
+const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const MCP_TRANSPORTS = Object.freeze(['stdio', 'http', 'sse'] as const);
 
 const STDIO_MEMBERS = ['type', 'command', 'args', 'env'];
 const REMOTE_MEMBERS = ['type', 'url', 'headers'];

@@ -28,9 +28,9 @@ export const MODEL_SETTINGS_DEFAULTS: Readonly<ModelSettings> = Object.freeze({ 
 /** inclusive bounds of the integer members */
 export const MODEL_SETTINGS_RANGES = Object.freeze({ max_turns: [1, 500], timeout_seconds: [10, 86_400] } as const);
 
-export const MODEL_SETTINGS_MEMBERS = Object.freeze(['model', 'base_url', 'max_turns', 'timeout_seconds'] as const);
+const MODEL_SETTINGS_MEMBERS = Object.freeze(['model', 'base_url', 'max_turns', 'timeout_seconds'] as const);
 
-export const MODEL_ID_MAX_LENGTH = 256;
+const MODEL_ID_MAX_LENGTH = 256;
 /** at most this many problems are listed; the last line says how many more there were */
 export const MAX_LISTED_PROBLEMS = 100;
 

@@ -15,7 +15,7 @@ export const OUTPUT_MESSAGE_TYPE = 'agentic_workflow.run.finished';
 export const FINAL_RUN_STATUSES: readonly string[] = ['SUCCEEDED', 'FAILED', 'CANCELED'];
 
 /** headers berth sets itself: an output header of one of these names is not sent */
-export const RESERVED_HEADERS: ReadonlySet<string> = new Set([
+const RESERVED_HEADERS: ReadonlySet<string> = new Set([
   'webhook-id', 'webhook-timestamp', 'webhook-signature', 'content-type', 'content-length', 'user-agent', 'host', 'connection',
   'transfer-encoding',
 ]);
@@ -53,7 +53,7 @@ export function outputMessage(run: FinishedRunFacts, outputName: string, now: Da
 }
 
 /** what the HMAC of the derivation covers: a label and the workflow's id (lower case, as in its URLs) */
-export function signingKeyLabel(workflowId: string): string {
+function signingKeyLabel(workflowId: string): string {
   return `berth-agentic-workflow-outputs:${workflowId.toLowerCase()}`;
 }
 

@@ -19,7 +19,7 @@ export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
 export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments?: EnvironmentsService }
 
 /** how long a run's throwaway environment copy lives at most (deleted earlier when the run settles) */
-export const RUN_COPY_TTL_MS = 24 * 3600_000;
+const RUN_COPY_TTL_MS = 24 * 3600_000;
 
 type RunEvent = 'WORKFLOW_RUN_STARTED' | 'WORKFLOW_RUN_SUCCEEDED' | 'WORKFLOW_RUN_FAILED';
 

@@ -5,8 +5,6 @@ import { Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
 
 const NullableTime = Type.Union([Timestamp, Type.Null()]);
 
-export const RUN_STATUSES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED'] as const;
-
 export const WorkflowRun = Type.Object({
   id: Uuid,
   created_at: Timestamp,

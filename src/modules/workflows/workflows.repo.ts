@@ -71,7 +71,7 @@ export async function deleteWorkflow(db: Queryable, id: string): Promise<void> {
   await db.query(`delete from services where id = $1 and type = 'AGENTIC_WORKFLOW'`, [id]);
 }
 
-export interface AttachedRow { service_id: string; mcp_server_id: string; required: boolean }
+interface AttachedRow { service_id: string; mcp_server_id: string; required: boolean }
 
 export async function attachedMcpServers(db: Queryable, serviceIds: readonly string[]): Promise<Map<string, McpRef[]>> {
   const out = new Map<string, McpRef[]>();

@@ -9,10 +9,10 @@ import { parseMcpConfig } from './mcp-config.ts';
 import { parseModelSettings } from './model-settings.ts';
 import type { AgenticWorkflowRequest, PlatformAccess } from './workflows.schemas.ts';
 
-export const DEFAULT_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 0 };
+const DEFAULT_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 0 };
 /** the model of a workflow created without one: CLAUDE, no settings, no credential */
-export const DEFAULT_MODEL = { type: 'CLAUDE', settings: '' };
-export const MIN_SCHEDULE_MINUTES = 5;
+const DEFAULT_MODEL = { type: 'CLAUDE', settings: '' };
+const MIN_SCHEDULE_MINUTES = 5;
 
 export interface OutputSpec { name: string; url: string | null; headers: Array<{ name: string; value: string }>; instructions: string }
 export interface WorkflowSpec {
@@ -108,7 +108,7 @@ function inText(field: string, problems: readonly string[]): Problem[] {
   return problems.map((p) => ({ field, message: p.startsWith('$') ? `${field}${p.slice(1)}` : `${field}: ${p}` }));
 }
 
-export function validateSchedule(schedule: { cron_expression: string; timezone: string }, now: Date = new Date()): void {
+function validateSchedule(schedule: { cron_expression: string; timezone: string }, now: Date = new Date()): void {
   if (!isValidTimeZone(schedule.timezone)) {
     throw badRequest(`schedule.timezone '${schedule.timezone}' is not an IANA time zone name (e.g. Europe/Paris, Etc/UTC)`);
   }

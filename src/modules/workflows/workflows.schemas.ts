@@ -9,8 +9,8 @@ const Str = (max = 65536) => Type.String({ maxLength: max });
 const Opt = <T extends Parameters<typeof Type.Optional>[0]>(s: T) => Type.Optional(s);
 const Count = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
-export const MODEL_TYPES = ['CLAUDE', 'BEDROCK'] as const;
-export const EXECUTION_MODES = ['IN_PLACE', 'CLONE_ENVIRONMENT'] as const;
+const MODEL_TYPES = ['CLAUDE', 'BEDROCK'] as const;
+const EXECUTION_MODES = ['IN_PLACE', 'CLONE_ENVIRONMENT'] as const;
 
 const SETTINGS_DESCRIPTION = 'JSON text, default empty (every member at its default); checked on save (400 listing every problem). Members, '
   + 'each optional (null or absent: the default): `model` (string: model id passed to the agent harness, e.g. claude-sonnet-4-5; '
@@ -29,48 +29,48 @@ const MCP_DESCRIPTION = 'raw JSON text, default empty (no servers): the agent ha
 const ModelType = Type.Union(MODEL_TYPES.map((v) => Type.Literal(v)));
 const ExecutionMode = Type.Union(EXECUTION_MODES.map((v) => Type.Literal(v)), { description: 'IN_PLACE (default) or CLONE_ENVIRONMENT' });
 
-export const McpServerRef = Type.Object({
+const McpServerRef = Type.Object({
   id: Uuid,
   required: Type.Optional(Type.Boolean({ description: 'default false; a required connector must be present at creation' })),
 }, { additionalProperties: false });
 
 const Header = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }), value: Str(8192) }, { additionalProperties: false });
 
-export const Output = Type.Object({
+const Output = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255 }),
   url: Opt(Type.Union([Str(2048), Type.Null()])),
   headers: Opt(Type.Array(Header, { maxItems: 50 })),
   instructions: Opt(Str()),
 }, { additionalProperties: false });
 
-export const ModelRequest = Type.Object({
+const ModelRequest = Type.Object({
   type: ModelType,
   api_key: Opt(Type.String({ maxLength: 16384, writeOnly: true, description: 'write-only; omitted or empty on edit: the stored key is kept' })),
   settings: Opt(Type.String({ maxLength: 65536, description: SETTINGS_DESCRIPTION })),
   llm_provider_id: Opt(Type.Union([Uuid, Type.Null()])),
 }, { additionalProperties: false });
 
-export const ProjectRepository = Type.Object({
+const ProjectRepository = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048 }),
   branch: Type.String({ minLength: 1, maxLength: 255 }),
   git_token_id: Opt(Type.Union([Uuid, Type.Null()])),
 }, { additionalProperties: false });
 
 /** berth's own MCP server in a run (decision 0197): NONE, READ (reading tools; the default) or ACT (acting tools too) */
-export const PLATFORM_ACCESS = ['NONE', 'READ', 'ACT'] as const;
+const PLATFORM_ACCESS = ['NONE', 'READ', 'ACT'] as const;
 export type PlatformAccess = (typeof PLATFORM_ACCESS)[number];
 const PlatformAccessField = Type.Union([Type.Literal('NONE'), Type.Literal('READ'), Type.Literal('ACT')], {
   description: 'what the run\'s agent may do through berth\'s own MCP server, scoped to the run\'s environment and to the workflow and its context_service_ids: NONE (no connection), READ (reading tools; the default) or ACT (also deploy, restart, stop, roll back, set variables, start runs)',
 });
 
-export const Governance = Type.Object({
+const Governance = Type.Object({
   host_allowlist: Type.Array(Type.String({ maxLength: 253 }), { maxItems: 500 }),
   platform_access: Opt(PlatformAccessField),
 }, { additionalProperties: false });
 
-export const Resources = Type.Object({ cpu_milli: Count, ram_mib: Count, gpu: Count, storage_gib: Count }, { additionalProperties: false });
+const Resources = Type.Object({ cpu_milli: Count, ram_mib: Count, gpu: Count, storage_gib: Count }, { additionalProperties: false });
 
-export const ScheduleRequest = Type.Object({
+const ScheduleRequest = Type.Object({
   cron_expression: Type.String({ maxLength: 255, description: 'five fields, Kubernetes CronJob syntax; at most one firing every 5 minutes' }),
   timezone: Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Paris' }),
 }, { additionalProperties: false });

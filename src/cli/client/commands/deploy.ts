@@ -9,7 +9,7 @@ import { openSession } from '../session.ts';
 import { follow } from '../stream.ts';
 import type { TargetOptions } from './services.ts';
 
-export const ACTIONS = {
+const ACTIONS = {
   deploy: { segment: 'deploy', success: 'DEPLOYED', verb: 'deploying' },
   redeploy: { segment: 'redeploy', success: 'DEPLOYED', verb: 'redeploying' },
   stop: { segment: 'stop', success: 'STOPPED', verb: 'stopping' },

@@ -139,7 +139,7 @@ const ENTRIES = {
     meaning: 'Mounts the container root filesystem read-only.' },
 } as const satisfies Record<string, SettingSpec>;
 
-export type AdvancedSettingsCatalogue = typeof ENTRIES;
+type AdvancedSettingsCatalogue = typeof ENTRIES;
 export type AnyAdvancedSettingKey = keyof AdvancedSettingsCatalogue;
 
 /** Keys carried by one service kind. */

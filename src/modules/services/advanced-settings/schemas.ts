@@ -50,7 +50,7 @@ function baseSchema(spec: SettingSpec, options: { description?: string }): TSche
 }
 
 /** JSON schema of the value of one setting, with its description. */
-export function settingValueSchema(spec: SettingSpec): TSchema {
+function settingValueSchema(spec: SettingSpec): TSchema {
   const description = describe(spec);
   if (spec.nullable === true) return Type.Union([baseSchema(spec, {}), Type.Null()], { description });
   return baseSchema(spec, { description });

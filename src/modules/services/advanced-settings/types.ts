@@ -8,7 +8,7 @@ export type ServiceKind = (typeof SERVICE_KINDS)[number];
  * Value families. `string-array` is a JSON array of strings (exec commands); `string-map` is a JSON
  * object whose values are strings (node selector labels).
  */
-export type SettingType = 'boolean' | 'integer' | 'string' | 'string-array' | 'string-map';
+type SettingType = 'boolean' | 'integer' | 'string' | 'string-array' | 'string-map';
 
 export type SettingValue = boolean | number | string | readonly string[] | Readonly<Record<string, string>> | null;
 

@@ -48,7 +48,7 @@ export function hydrateDatabaseSpec(stored: Record<string, unknown>): DatabaseSp
   } as DatabaseSpec;
 }
 
-export function databaseHost(row: ServiceRow): string {
+function databaseHost(row: ServiceRow): string {
   return `${hydrateDatabaseSpec(row.spec).type.toLowerCase()}-${row.id.slice(0, 8)}`;
 }
 
@@ -56,7 +56,7 @@ export function databaseHost(row: ServiceRow): string {
  * Where clients connect: for a PUBLIC database with its reserved port, the public address;
  * otherwise the name and port on the environment's network.
  */
-export function databaseAddress(row: ServiceRow, reserved: ReservedPorts, config: PublicAccessConfig): { host: string; port: number } {
+function databaseAddress(row: ServiceRow, reserved: ReservedPorts, config: PublicAccessConfig): { host: string; port: number } {
   const spec = hydrateDatabaseSpec(row.spec);
   const published = spec.accessibility === 'PUBLIC' ? reserved.get(row.id) : undefined;
   return published === undefined ? { host: databaseHost(row), port: defaultPort(spec.type) } : { host: published.host ?? publicHost(config), port: published.port };

@@ -10,7 +10,7 @@ export type DatabaseMode = (typeof DATABASE_MODES)[number];
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-export const SUPPORTED_MAJOR_VERSIONS: Readonly<Record<DatabaseMode, Readonly<Record<DatabaseType, readonly number[]>>>> = {
+const SUPPORTED_MAJOR_VERSIONS: Readonly<Record<DatabaseMode, Readonly<Record<DatabaseType, readonly number[]>>>> = {
   CONTAINER: { POSTGRESQL: range(10, 17), MYSQL: [5, 8], MONGODB: range(4, 8), REDIS: range(5, 7) },
   MANAGED: { POSTGRESQL: range(11, 17), MYSQL: [5, 8], MONGODB: [4, 5], REDIS: range(5, 7) },
 };

@@ -5,7 +5,7 @@ import { NullableString, Paginated } from '../../../http/schemas.ts';
 import { literalUnion, AP, AnnotationsGroup, GroupRefs, LabelsGroup, Nullable, ServiceName, ServiceRecord } from '../common.schemas.ts';
 import { DATABASE_MODES, DATABASE_TYPES } from './database.rules.ts';
 
-export const ACCESSIBILITIES = ['PRIVATE', 'PUBLIC'] as const;
+const ACCESSIBILITIES = ['PRIVATE', 'PUBLIC'] as const;
 
 const HOST = 'where clients connect: PUBLIC, the ingress host (INGRESS_HOST, or INGRESS_DOMAIN when INGRESS_HOST is every address; on the swarm engine, once deployed, the address of the node it is published on); PRIVATE, the name on the environment\'s network';
 const PORT = 'PUBLIC: the host port reserved for the database (DATABASE_PUBLIC_PORTS), published from its next deployment; PRIVATE: the database\'s own port';

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import { Paginated } from '../../../http/schemas.ts';
 import { AP, AnnotationsGroup, LabelsGroup, literalUnion } from '../common.schemas.ts';
 
-export const ANNOTATION_SCOPES = ['DEPLOYMENTS', 'STATEFUL_SETS', 'SERVICES', 'INGRESS', 'GATEWAY_API_ROUTES', 'HPA', 'PODS', 'SECRETS', 'JOBS', 'CRON_JOBS'] as const;
+const ANNOTATION_SCOPES = ['DEPLOYMENTS', 'STATEFUL_SETS', 'SERVICES', 'INGRESS', 'GATEWAY_API_ROUTES', 'HPA', 'PODS', 'SECRETS', 'JOBS', 'CRON_JOBS'] as const;
 
 const GroupName = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
 /** Kubernetes qualified name with an optional DNS prefix (prefix/name) */

@@ -8,7 +8,7 @@ import { defaultAdvancedSettings } from '../advanced-settings/index.ts';
 import { normalizeGitRepository, type StoredGitRepository } from '../common.rules.ts';
 import type { BuildSettings, BuildSettingsRequest, ScheduleRequest, SourceRequest } from './job.schemas.ts';
 
-export interface StoredCommand { arguments: string[]; entrypoint: string | null }
+interface StoredCommand { arguments: string[]; entrypoint: string | null }
 export type StoredSchedule =
   | { cronjob: { scheduled_at: string; timezone: string; arguments: string[]; entrypoint: string | null } }
   | { on_start: StoredCommand | null; on_stop: StoredCommand | null; on_delete: StoredCommand | null; lifecycle_type: string };

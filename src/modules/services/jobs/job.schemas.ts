@@ -7,7 +7,7 @@ import {
   Nullable, PortNumber, Registry, ServiceName, ServiceRecord,
 } from '../common.schemas.ts';
 
-export const LIFECYCLE_TYPES = ['GENERIC', 'TERRAFORM', 'CLOUDFORMATION'] as const;
+const LIFECYCLE_TYPES = ['GENERIC', 'TERRAFORM', 'CLOUDFORMATION'] as const;
 
 const CommandRequest = Type.Object({ arguments: Type.Optional(Nullable(Type.Array(Type.String()))), entrypoint: Type.Optional(NullableString) }, AP);
 export const ScheduleRequest = Type.Object({
