@@ -36,6 +36,8 @@ export async function startEngineBerth(dockerHost: string, extraEnv: Record<stri
   const env: Record<string, string> = {
     ENGINE: 'docker', DOCKER_HOST: dockerHost, DATA_DIR: dataDir, BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn',
     INGRESS_PORT: String(ingressPort), WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    // tests poll while containers work (ten runs at once poll ~30 times a second): the rate limit is not under test here
+    RATE_LIMIT_PER_HOUR: '1000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl, ENCRYPTION_KEY: randomBytes(32).toString('base64') } : {}),
     ...extraEnv,
   };
