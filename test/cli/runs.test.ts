@@ -19,19 +19,14 @@ describe('berth run / runs / cancel', () => {
   let s: CliServer;
   let dir: string;
   const workflows: Record<string, string> = {};
-  const api = async (method: string, url: string, body?: unknown) => {
-    const r = await s.t.request(method, url, { token: s.org.token, body });
-    assert.ok(r.status < 300, `${method} ${url}: ${r.status} ${r.raw}`);
-    return r.body;
-  };
   before(async () => {
     s = await startCliServer();
     dir = s.newConfigDir();
     const shop = await seedShop(s, { project: `agents-${Date.now()}`, environment: 'Staging' }, []);
     for (const name of ['triage', 'triage-fail-deploy']) {
-      workflows[name] = (await api('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { name, agent_prompt: 'Triage the alert.' })).id;
+      workflows[name] = (await s.api('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { name, agent_prompt: 'Triage the alert.' })).id;
     }
-    workflows.sweep = (await api('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { name: 'sweep', execution_mode: 'CLONE_ENVIRONMENT' })).id;
+    workflows.sweep = (await s.api('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { name: 'sweep', execution_mode: 'CLONE_ENVIRONMENT' })).id;
     assert.equal((await berth(dir, ['login', s.url], { input: s.org.token })).code, 0);
     assert.equal((await berth(dir, ['context', 'set', '--project', shop.projectId, '--environment', 'staging'])).code, 0);
   });
@@ -48,7 +43,7 @@ describe('berth run / runs / cancel', () => {
     assert.match(r.stdout, /✔ SUCCEEDED\n\[simulated\] No agent ran: the simulated engine calls no model\n0 turns · 0 tokens in, 0 out · \$0\.0000 · \d+\.\ds\n$/);
     assert.equal(r.stdout.split('No agent ran').length, 2);
     assert.equal(r.stderr, '');
-    const run = await api('GET', `/agenticWorkflow/${workflows.triage}/run/${id}`);
+    const run = await s.api('GET', `/agenticWorkflow/${workflows.triage}/run/${id}`);
     assert.deepEqual(run.payload, { alert: 'disk full on db-1' });
     assert.equal(run.trigger, 'MANUAL');
   });
@@ -69,7 +64,7 @@ describe('berth run / runs / cancel', () => {
   });
 
   test('a payload that is not JSON, or given twice, is refused before any call: exit 2', async () => {
-    const before = (await api('GET', `/agenticWorkflow/${workflows.triage}/run`)).pagination.total_count;
+    const before = (await s.api('GET', `/agenticWorkflow/${workflows.triage}/run`)).pagination.total_count;
     const bad = await berth(dir, ['run', 'triage', '--payload', '{alert: disk}']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /^berth: --payload is not JSON: .+\n$/);
@@ -81,7 +76,7 @@ describe('berth run / runs / cancel', () => {
     assert.equal(missing.stderr, 'berth: cannot read /nonexistent/alert.json: ENOENT\n');
     const twice = await berth(dir, ['run', 'triage', '--payload', '{}', '-']);
     assert.equal(twice.code, 2);
-    assert.equal((await api('GET', `/agenticWorkflow/${workflows.triage}/run`)).pagination.total_count, before);
+    assert.equal((await s.api('GET', `/agenticWorkflow/${workflows.triage}/run`)).pagination.total_count, before);
   });
 
   test('an unknown workflow or run: one line, exit 4', async () => {

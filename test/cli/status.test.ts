@@ -16,11 +16,6 @@ describe('berth status with agentic workflows', () => {
   const ids: Record<string, string> = {};
   let runId = '';
   let projectId = '';
-  const api = async (method: string, url: string, body?: unknown) => {
-    const r = await s.t.request(method, url, { token: s.org.token, body });
-    assert.ok(r.status < 300, `${method} ${url}: ${r.status} ${r.raw}`);
-    return r.body;
-  };
   before(async () => {
     s = await startCliServer();
     dir = s.newConfigDir();
@@ -28,13 +23,13 @@ describe('berth status with agentic workflows', () => {
     ids.web = shop.ids.web!;
     projectId = shop.projectId;
     for (const name of ['triage', 'idle', 'sweep-fail-deploy']) {
-      ids[name] = (await api('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { name, agent_prompt: 'Triage the alert.' })).id;
+      ids[name] = (await s.api('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { name, agent_prompt: 'Triage the alert.' })).id;
     }
     // one finished run of triage, one of sweep-fail-deploy (the simulated engine ends them in a few steps)
-    runId = (await api('POST', `/agenticWorkflow/${ids.triage}/run`, { alert: 'disk full' })).id;
-    const failed = (await api('POST', `/agenticWorkflow/${ids['sweep-fail-deploy']}/run`)).id;
-    await eventually(async () => (await api('GET', `/agenticWorkflow/${ids.triage}/run/${runId}`)).status === 'SUCCEEDED', 15_000);
-    await eventually(async () => (await api('GET', `/agenticWorkflow/${ids['sweep-fail-deploy']}/run/${failed}`)).status === 'FAILED', 15_000);
+    runId = (await s.api('POST', `/agenticWorkflow/${ids.triage}/run`, { alert: 'disk full' })).id;
+    const failed = (await s.api('POST', `/agenticWorkflow/${ids['sweep-fail-deploy']}/run`)).id;
+    await eventually(async () => (await s.api('GET', `/agenticWorkflow/${ids.triage}/run/${runId}`)).status === 'SUCCEEDED', 15_000);
+    await eventually(async () => (await s.api('GET', `/agenticWorkflow/${ids['sweep-fail-deploy']}/run/${failed}`)).status === 'FAILED', 15_000);
     // a result of several lines: the table shows its first
     await s.t.ctx.db.query(`update agentic_workflow_runs set result = $1 where id = $2`, ['Disk full on db-1: rotated the logs\nfreed 12 GB\nno page sent', runId]);
     assert.equal((await berth(dir, ['login', s.url], { input: s.org.token })).code, 0);
@@ -76,8 +71,8 @@ describe('berth status with agentic workflows', () => {
   });
 
   test('an environment of workflows only: their table, no empty services table', async () => {
-    const env = await api('POST', `/project/${projectId}/environment`, { name: 'Agents', mode: 'DEVELOPMENT' });
-    await api('POST', `/environment/${env.id}/agenticWorkflow`, { name: 'lonely', agent_prompt: 'Wait.' });
+    const env = await s.api('POST', `/project/${projectId}/environment`, { name: 'Agents', mode: 'DEVELOPMENT' });
+    await s.api('POST', `/environment/${env.id}/agenticWorkflow`, { name: 'lonely', agent_prompt: 'Wait.' });
     const r = await berth(dir, ['status', '-p', projectId, '-e', 'agents']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^environment Agents \(.+\)\n\n\s*WORKFLOW\s+LAST RUN\s+TRIGGER\s+STARTED\s+RESULT\n\s*lonely\s+no runs\n$/);

@@ -1,6 +1,7 @@
 // Driving the real `berth` binary (bin/berth.mjs) as a child process against a berth listening
 // on 127.0.0.1 in this test process (the harness app, simulated engine, deployment workers), with
 // its own config directory. Always asynchronous: the server answers from this same event loop.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -20,6 +21,8 @@ export interface CliServer {
   org: SeededOrganization;
   /** a config directory of its own for each "user" */
   newConfigDir(): string;
+  /** an API call as the organization's token, for setting up what the CLI is then run against; a non-2xx fails the test */
+  api(method: string, url: string, body?: unknown): Promise<any>;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,11 @@ export async function startCliServer(): Promise<CliServer> {
   return {
     t, url, org,
     newConfigDir: () => mkdtempSync(join(tmpdir(), 'berth-cli-')),
+    async api(method, url, body) {
+      const r = await t.request(method, url, { token: org.token, body });
+      assert.ok(r.status < 300, `${method} ${url}: ${r.status} ${r.raw}`);
+      return r.body;
+    },
     close: () => t.close(),
   };
 }

@@ -16,7 +16,7 @@ import { enqueueOutputDeliveries } from './outputs.service.ts';
 /** how a QUEUED run is started (deployment request), inside the transaction that created it */
 export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
 
-export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments?: EnvironmentsService }
+export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments: EnvironmentsService }
 
 /** how long a run's throwaway environment copy lives at most (deleted earlier when the run settles) */
 const RUN_COPY_TTL_MS = 24 * 3600_000;
@@ -44,7 +44,7 @@ export function deploymentRunStarter(deps: RunLifecycleDeps): RunStarter {
     try {
       const target = await repo.runTarget(tx, run.workflow_id);
       const common = { action: 'DEPLOY' as const, origin: run.trigger, triggeredBy: `agentic workflow ${run.trigger.toLowerCase()}`, metadata: { agentic_workflow_run_id: run.id } };
-      if (target?.execution_mode === 'CLONE_ENVIRONMENT' && deps.environments) {
+      if (target?.execution_mode === 'CLONE_ENVIRONMENT') {
         // a throwaway copy of the whole environment: every service deployed there, the workflow last
         const copy = await deps.environments.cloneForSystem(tx, target.environment_id, {
           name: `${target.slug}-run-${run.id.slice(0, 8)}`, expiresAt: new Date(Date.now() + RUN_COPY_TTL_MS).toISOString(),
