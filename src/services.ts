@@ -70,20 +70,26 @@ export interface Services {
 
 export function createServices(platform: Platform): Services {
   const { db, config, sealer, queue } = platform;
-  const identity = createIdentityService(db, config);
-  const access = createAccessService(db);
-  const organizations = createOrganizationsService({ db, access, identity });
+  // identity, access and organizations reach tables of the tokens and members modules through
+  // those modules' services, made below (each called only once a request is served)
+  const identity = createIdentityService(db, config, { byHash: (hash) => tokens.byHash(hash), markUsed: (id) => tokens.markUsed(id) });
+  const access = createAccessService({ roleIn: (orgId, userId) => members.roleIn(orgId, userId), rolesOf: (userId) => members.rolesOf(userId) });
+  const organizations = createOrganizationsService({
+    db, access, identity,
+    memberships: { addOwner: (tx, orgId, userId) => members.addOwner(tx, orgId, userId), makeOwner: (tx, orgId, userId) => members.makeOwner(tx, orgId, userId) },
+  });
   const members = createMembersService({ db, access, organizations, publicUrl: config.publicUrl });
   const tokens = createTokensService({ db, access, identity, organizations });
   const scope = createScopeService({ db, organizations });
-  const uninstall = uninstallOnRemoval(platform);
+  // the services service is made below; the snapshot is taken only when a removal runs
+  const uninstall = uninstallOnRemoval({ ...platform, services: { deployedRows: (tx, by, ids) => services.deployedRows(tx, by, ids) } });
   const clusters = createClustersService({ db, organizations, engine: { nodes: () => platform.engine.nodes?.() ?? Promise.resolve(undefined) } });
   const registries = createRegistriesService({ db, organizations, sealer });
   const gitTokens = createGitTokensService({ db, organizations, sealer });
   // projects and environments need each other: a project's deletion removes its environments
   const projects = createProjectsService({ db, organizations, prepareEnvironmentRemoval: (tx, orgId, ids) => environments.prepareRemoval(tx, orgId, ids) });
   const environments = createEnvironmentsService({
-    db, scope, projects, sealer,
+    db, scope, projects, sealer, clusters,
     afterClone: async (tx, clone) => {
       await copyVariables(tx, sealer, clone);
       await copyWorkflowsOnClone(tx, clone);
@@ -94,7 +100,7 @@ export function createServices(platform: Platform): Services {
       await previews.beforeEnvironmentsRemoved(tx, removed);
     },
   });
-  const deploymentRules = createDeploymentRulesService({ db, projects, scope });
+  const deploymentRules = createDeploymentRulesService({ db, projects, scope, clusters });
   const variables = createVariablesService({ db, sealer, scope, organizations });
   const deployments = createDeploymentsService({
     db, queue, scope,
@@ -104,7 +110,7 @@ export function createServices(platform: Platform): Services {
     },
   });
   const webhooks = createWebhooksService({ db, sealer, queue, config, organizations });
-  const llmProviders = createLlmProvidersService({ db, sealer, organizations });
+  const llmProviders = createLlmProvidersService({ db, sealer, organizations, workflowsUsing: (tx, id) => workflows.countUsingProvider(tx, id) });
   const mcpServers = createMcpServersService({ db, sealer, organizations });
   const workflows = createWorkflowsService({ db, sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
   const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue, environments, sealer });
@@ -120,7 +126,7 @@ export function createServices(platform: Platform): Services {
   const deploymentRunner = createDeploymentRunner({
     ...platform, lifecycle: deployments.lifecycle,
     // an agentic workflow's APPLY is its agent's run, not the driver's apply
-    applyByType: { AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent(platform, target, log, signal, deployment) },
+    applyByType: { AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent({ ...platform, services, llmProviders, mcpServers }, target, log, signal, deployment) },
   });
   const streams = createStreamsService({ db, logger: platform.logger, deployments, scope });
   return {

@@ -32,7 +32,7 @@ describe('a workflow run\'s berth credential', () => {
   const clients: Client[] = [];
 
   const deps = (): AgentRunDeps => ({
-    db: t.ctx.db, sealer: t.ctx.sealer, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: 'http://berth.internal:8080',
+    db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: 'http://berth.internal:8080',
   });
   async function app(environmentId: string, name: string): Promise<string> {
     const r = await t.request('POST', `/environment/${environmentId}/application`, { token: org.token, body: { name, git_repository: { url: 'https://github.com/acme/x' } } });
@@ -160,7 +160,7 @@ describe('a workflow run\'s berth credential', () => {
       },
     };
     const lines: string[] = [];
-    await runWorkflowAgent({ ...t.ctx, engine }, {
+    await runWorkflowAgent({ ...t.ctx, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, engine }, {
       id: w.id, type: 'AGENTIC_WORKFLOW', name: 'wf', slug: 'wf', environmentId: env.id, spec: {}, advancedSettings: {},
       gitCommitId: null, imageTag: null, deploymentId: run.body.deployment_id,
     }, async (_kind, message) => { lines.push(message); }, new AbortController().signal, { beat: async () => false });

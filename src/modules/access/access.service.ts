@@ -2,7 +2,6 @@
 // in an organization (a token's own role in its own organization, a user's membership), then
 // whether that role allows the action. Memberships are cached briefly; changes here invalidate.
 import { rememberBounded } from '../../lib/bounded-map.ts';
-import type { Db } from '../../db/db.ts';
 import { forbidden } from '../../lib/errors.ts';
 import type { Principal } from './principal.ts';
 import { ROLES, roleAllows, type Action, type Role } from './roles.ts';
@@ -21,7 +20,14 @@ export interface AccessService {
   highestRole(principal: Principal): Promise<Role | null>;
 }
 
-export function createAccessService(db: Db): AccessService {
+/** what access reads of memberships (the members module's table): the composition root passes the
+ * members service's methods (written here, not imported: the members service takes this one) */
+export interface MembershipLookup {
+  roleIn(organizationId: string, userId: string): Promise<Role | null>;
+  rolesOf(userId: string): Promise<Role[]>;
+}
+
+export function createAccessService(memberships: MembershipLookup): AccessService {
   const cache = new Map<string, { role: Role | null; until: number }>();
 
   function knownRole(principal: Principal, organizationId: string): Role | null | undefined {
@@ -41,11 +47,7 @@ export function createAccessService(db: Db): AccessService {
   async function readRole(principal: Principal, organizationId: string): Promise<Role | null> {
     const key = `${principal.id}:${organizationId}`;
     const now = Date.now();
-    const rows = await db.query<{ role: Role }>(
-      'select role from memberships where organization_id = $1 and user_id = $2',
-      [organizationId, principal.id],
-    );
-    const role = rows[0]?.role ?? null;
+    const role = await memberships.roleIn(organizationId, principal.id);
     rememberBounded(cache, key, { role, until: now + MEMBERSHIP_TTL_MS });
     return role;
   }
@@ -73,8 +75,8 @@ export function createAccessService(db: Db): AccessService {
     },
     async highestRole(principal) {
       if (principal.kind === 'token') return principal.role;
-      const rows = await db.query<{ role: Role }>('select role from memberships where user_id = $1', [principal.id]);
-      return rows.reduce<Role | null>((best, r) => (best === null || ROLES.indexOf(r.role) > ROLES.indexOf(best) ? r.role : best), null);
+      const roles = await memberships.rolesOf(principal.id);
+      return roles.reduce<Role | null>((best, r) => (best === null || ROLES.indexOf(r) > ROLES.indexOf(best) ? r : best), null);
     },
   };
 }

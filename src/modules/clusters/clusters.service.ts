@@ -1,7 +1,7 @@
 // Clusters of an organization: where environments run, and the capacity one service may request
 // (cpu/memory/gpu, read by every service module through the scope service). ADMIN manages, VIEWER
 // reads. A cluster that environments or project deployment rules still name cannot be deleted (409).
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, conflict, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
@@ -21,6 +21,11 @@ export interface ClustersService {
   statuses(p: Principal, organizationId: string): Promise<{ results: ClusterStatus[] }>;
   advancedSettings(p: Principal, organizationId: string, clusterId: string): Promise<ClusterAdvancedSettings>;
   editAdvancedSettings(p: Principal, organizationId: string, clusterId: string, patch: Record<string, unknown>): Promise<ClusterAdvancedSettings>;
+  // for environments and deployment rules, often inside their own transaction (no caller to authorize):
+  /** whether the cluster is one of the organization's */
+  ofOrganization(q: Queryable, organizationId: string, clusterId: string): Promise<boolean>;
+  /** the organization's default cluster, if any */
+  defaultId(q: Queryable, organizationId: string): Promise<string | null>;
 }
 
 function toStatus(c: Cluster): ClusterStatus {
@@ -30,13 +35,6 @@ function toStatus(c: Cluster): ClusterStatus {
 function checkNodes(min: number, max: number): void {
   if (min > max) throw badRequest('max_running_nodes must be at least min_running_nodes');
 }
-
-// For other modules (environments, deployment rules), often inside their own transaction; never
-// through clusters.repo.ts.
-/** whether the cluster is one of the organization's */
-export const clusterOfOrganization = repo.clusterOfOrganization;
-/** the organization's default cluster, if any */
-export const defaultClusterId = repo.defaultClusterId;
 
 export function createClustersService(deps: { db: Db; organizations: OrganizationsService; engine?: { nodes(): Promise<EngineNode[] | undefined> } }): ClustersService {
   const { db, organizations } = deps;
@@ -53,6 +51,8 @@ export function createClustersService(deps: { db: Db; organizations: Organizatio
   }
 
   return {
+    ofOrganization: (q, organizationId, clusterId) => repo.clusterOfOrganization(q, organizationId, clusterId),
+    defaultId: (q, organizationId) => repo.defaultClusterId(q, organizationId),
     async list(p, organizationId, req) {
       await organizations.authorize(p, organizationId, 'read');
       const { items, total } = await repo.listClusters(db, organizationId, req.limit, req.offset, req.name ?? null);

@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../../db/db.ts';
 import { page, type PageInfo, type PageRequest } from '../../http/pagination.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
-import { clusterOfOrganization } from '../clusters/clusters.service.ts';
+import type { ClustersService } from '../clusters/clusters.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './deployment-rules.repo.ts';
@@ -49,12 +49,12 @@ export async function insertNewEnvironmentRule(tx: Queryable, environmentId: str
 /** a clone takes its source's rule (or the defaults when the source has none) */
 export const copyEnvironmentRule = repo.copyEnvironmentRule;
 
-export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsService; scope: ScopeService }): DeploymentRulesService {
-  const { db, projects, scope } = deps;
+export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsService; scope: ScopeService; clusters: Pick<ClustersService, 'ofOrganization'> }): DeploymentRulesService {
+  const { db, projects, scope, clusters } = deps;
 
   async function values(organizationId: string, body: ProjectDeploymentRuleRequest, current?: ProjectDeploymentRule): Promise<repo.ProjectRuleValues> {
     const s = schedule(body);
-    if (!(await clusterOfOrganization(db, organizationId, body.cluster_id))) throw badRequest('cluster_id does not name a cluster of this organization');
+    if (!(await clusters.ofOrganization(db, organizationId, body.cluster_id))) throw badRequest('cluster_id does not name a cluster of this organization');
     return {
       name: body.name, description: body.description === undefined ? (current?.description ?? null) : body.description,
       mode: body.mode, clusterId: body.cluster_id, schedule: s, autoStop: body.auto_stop ?? current?.auto_stop ?? false,

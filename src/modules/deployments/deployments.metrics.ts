@@ -4,6 +4,7 @@
 // at scrape time, so every process reports the same cluster-wide figures.
 import { readCounters } from '../../db/counters.ts';
 import type { Db } from '../../db/db.ts';
+import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 
 const COUNTERS: Array<{ name: string; help: string }> = [
   { name: 'berth_deployments_total', help: 'Finished deployments by action and final status' },
@@ -16,15 +17,14 @@ function labelText(labels: Record<string, string>): string {
 }
 
 /** the deployments and webhook deliveries collector for GET /metrics (src/http/metrics.ts) */
-export async function collectDeploymentMetrics(ctx: { db: Db }): Promise<string> {
+export async function collectDeploymentMetrics(ctx: { db: Db; services: { webhooks: Pick<WebhooksService, 'eventCountsByStatus'> } }): Promise<string> {
   const lines: string[] = [];
   for (const c of COUNTERS) {
     lines.push(`# HELP ${c.name} ${c.help}`, `# TYPE ${c.name} counter`);
     for (const r of await readCounters(ctx.db, c.name)) lines.push(`${c.name}{${labelText(r.labels)}} ${r.value}`);
   }
   lines.push('# HELP berth_webhook_events Webhook events by current delivery status', '# TYPE berth_webhook_events gauge');
-  const events = await ctx.db.query<{ status: string; n: number }>(
-    'select status, count(*)::int as n from webhook_events group by status order by status');
+  const events = await ctx.services.webhooks.eventCountsByStatus();
   for (const r of events) lines.push(`berth_webhook_events{status="${r.status}"} ${r.n}`);
   return lines.join('\n');
 }

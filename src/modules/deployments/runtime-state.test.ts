@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedEnvironment } from '../../../test/support/factories.ts';
 import { seedOrganization, startTestApp, type TestApp } from '../../../test/support/harness.ts';
-import { CONTAINER_LAST_LINE, insertRuntimeLine, runtimeResumePoint, UNTAGGED_LAST_LINE } from './runtime-state.ts';
+import { insertRuntimeLine, runtimeResumePoint } from './runtime-state.ts';
+import { CONTAINER_LAST_LINE, UNTAGGED_LAST_LINE } from './runtime-state.repo.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);

@@ -8,7 +8,7 @@
 import type { Queryable } from '../../db/db.ts';
 import type { DriverService, RuntimePlan } from '../../engine/index.ts';
 import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
-import { ADVANCED_SETTINGS_KINDS } from '../services/services.service.ts';
+import { ADVANCED_SETTINGS_KINDS, type ServicesService } from '../services/services.service.ts';
 import type { Platform } from '../../platform.ts';
 import { lastDeployedImage } from './deployments.repo.ts';
 import { buildRuntimePlan } from './runtime-plan.ts';
@@ -17,19 +17,21 @@ type Ctx = Pick<Platform, 'logger' | 'engine' | 'sealer'>;
 
 type Snapshot = DriverService & { sealedPlan?: string };
 
-async function snapshotDeployed(tx: Queryable, ctx: Pick<Platform, 'engine' | 'sealer'>, where: 'environment_id' | 'id', ids: string[]): Promise<Snapshot[]> {
-  const rows = await tx.query<{ id: string; type: string; name: string; slug: string; environment_id: string; project_id: string; organization_id: string; spec: Record<string, any>; advanced_settings: Record<string, unknown> }>(
-    `select id, type, name, slug, environment_id, project_id, organization_id, spec, advanced_settings from services
-      where ${where} = any($1::uuid[]) and deployment_status <> 'NEVER_DEPLOYED'`, [ids]);
+/** the platform's parts, and the services module's rows (the composition root's services service) */
+type UninstallDeps = Pick<Platform, 'queue' | 'engine' | 'sealer'> & { services: Pick<ServicesService, 'deployedRows'> };
+
+async function snapshotDeployed(tx: Queryable, ctx: UninstallDeps, where: 'environment_id' | 'id', ids: string[]): Promise<Snapshot[]> {
+  const rows = await ctx.services.deployedRows(tx, where, ids);
   const out: Snapshot[] = [];
   for (const r of rows) {
+    const spec = (r.spec ?? {}) as Record<string, any>;
     const snapshot: Snapshot = {
-      id: r.id, type: r.type, name: r.name, slug: r.slug, environmentId: r.environment_id, spec: r.spec ?? {},
+      id: r.id, type: r.type, name: r.name, slug: r.slug, environmentId: r.environment_id, spec,
       // complete: the uninstall applies the grace period and the pre-stop command
       advancedSettings: ADVANCED_SETTINGS_KINDS[r.type] ? completeAdvancedSettings(ADVANCED_SETTINGS_KINDS[r.type]!, r.advanced_settings) : {},
       gitCommitId: null, imageTag: null, projectId: r.project_id, organizationId: r.organization_id,
     };
-    if (ctx.engine.real && r.type === 'JOB' && r.spec?.schedule?.on_delete) {
+    if (ctx.engine.real && r.type === 'JOB' && spec.schedule?.on_delete) {
       const plan = await buildRuntimePlan({ db: tx, sealer: ctx.sealer }, r.id);
       snapshot.imageTag = await lastDeployedImage(tx, r.id);
       snapshot.sealedPlan = ctx.sealer.seal(JSON.stringify(plan));
@@ -46,7 +48,7 @@ export interface UninstallOnRemoval {
   services(tx: Queryable, serviceIds: string[]): Promise<void>;
 }
 
-export function uninstallOnRemoval(ctx: Pick<Platform, 'queue' | 'engine' | 'sealer'>): UninstallOnRemoval {
+export function uninstallOnRemoval(ctx: UninstallDeps): UninstallOnRemoval {
   const enqueue = async (tx: Queryable, where: 'environment_id' | 'id', ids: string[]) => {
     const services = await snapshotDeployed(tx, ctx, where, ids);
     if (services.length > 0) await ctx.queue.enqueue(tx, 'engine.uninstall', { services: services as unknown as Record<string, unknown>[] });

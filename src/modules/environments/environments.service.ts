@@ -11,7 +11,7 @@ import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
-import { clusterOfOrganization, defaultClusterId } from '../clusters/clusters.service.ts';
+import type { ClustersService } from '../clusters/clusters.service.ts';
 import { copyEnvironmentRule, insertNewEnvironmentRule, matchingProjectRule } from '../deployment-rules/deployment-rules.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
@@ -47,8 +47,9 @@ export interface EnvironmentsService {
 
 export function createEnvironmentsService(deps: {
   db: Db; scope: ScopeService; projects: ProjectsService; sealer: Sealer; afterClone: AfterClone; beforeRemoval: BeforeEnvironmentsRemoved;
+  clusters: Pick<ClustersService, 'ofOrganization' | 'defaultId'>;
 }): EnvironmentsService {
-  const { db, scope, projects, sealer } = deps;
+  const { db, scope, projects, sealer, clusters } = deps;
   const prepareRemoval = (tx: Queryable, organizationId: string, environmentIds: string[]) =>
     prepareEnvironmentRemoval(tx, deps.beforeRemoval, organizationId, environmentIds);
 
@@ -56,7 +57,7 @@ export function createEnvironmentsService(deps: {
     const asked = requestedCluster(body);
     if (asked === 'conflict') throw badRequest('cluster_id and cluster name different clusters; send one of them');
     if (asked === null) return null;
-    if (!(await clusterOfOrganization(tx, organizationId, asked.id))) {
+    if (!(await clusters.ofOrganization(tx, organizationId, asked.id))) {
       throw badRequest(`${asked.field} does not name a cluster of this organization`);
     }
     return asked.id;
@@ -104,7 +105,7 @@ export function createEnvironmentsService(deps: {
       const orgId = project.organization.id;
       return db.transaction(async (tx) => {
         const rule = await matchingProjectRule(tx, projectId, body.name);
-        const clusterId = (await clusterFor(tx, orgId, body)) ?? rule?.cluster_id ?? (await defaultClusterId(tx, orgId));
+        const clusterId = (await clusterFor(tx, orgId, body)) ?? rule?.cluster_id ?? (await clusters.defaultId(tx, orgId));
         if (!clusterId) throw badRequest('cluster_id is required: the organization has no default cluster');
         const id = await repo.insertEnvironment(tx, {
           organizationId: orgId, projectId, clusterId, name: body.name, mode: body.mode ?? rule?.mode ?? 'DEVELOPMENT',

@@ -19,6 +19,7 @@ import { unauthorized } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Role } from '../access/roles.ts';
 import { findLiveCredential, RUN_CREDENTIAL_PREFIX } from '../run-credentials/run-credentials.service.ts';
+import * as repo from './identity.repo.ts';
 
 /** `<scheme> <secret>` of an Authorization header, the scheme in lower case */
 function credentials(authorization: string | undefined): { scheme: string; secret: string } | undefined {
@@ -42,8 +43,16 @@ export interface IdentityService {
 
 interface Cached { principal: Principal; until: number }
 
+/** what identity asks of the tokens module (api_tokens is its table): the composition root passes
+ * the tokens service's methods (written here, not imported: tokens' service takes this one) */
+export interface TokenLookup {
+  byHash(hash: string): Promise<{ id: string; organizationId: string; role: Role; name: string } | null>;
+  /** records the token's use, in the background */
+  markUsed(tokenId: string): void;
+}
+
 /** `cacheLimit`: entries per cache before it is emptied (bounded-map.ts; tests make it small) */
-export function createIdentityService(db: Db, config: Config, options: { cacheLimit?: number } = {}): IdentityService {
+export function createIdentityService(db: Db, config: Config, tokenLookup: TokenLookup, options: { cacheLimit?: number } = {}): IdentityService {
   const cacheLimit = options.cacheLimit ?? CACHE_LIMIT;
   const tokens = new Map<string, Cached>();
   const jwts = new Map<string, Cached>();
@@ -93,20 +102,16 @@ export function createIdentityService(db: Db, config: Config, options: { cacheLi
     const now = Date.now();
     const hit = tokens.get(hash);
     if (hit && hit.until > now) return hit.principal;
-    const rows = await db.query<{ id: string; organization_id: string; role: Role; name: string }>(
-      'select id, organization_id, role, name from api_tokens where token_hash = $1',
-      [hash],
-    );
-    const row = rows[0];
+    const row = await tokenLookup.byHash(hash);
     if (!row) {
       tokens.delete(hash);
       throw unauthorized();
     }
     const principal: Principal = {
-      kind: 'token', id: row.id, organizationId: row.organization_id, role: row.role, name: row.name, key: `t:${row.id}`,
+      kind: 'token', id: row.id, organizationId: row.organizationId, role: row.role, name: row.name, key: `t:${row.id}`,
     };
     remember(tokens, hash, { principal, until: now + TOKEN_TTL_MS });
-    void db.query('update api_tokens set last_used_at = now() where id = $1', [row.id]).catch(() => {});
+    tokenLookup.markUsed(row.id);
     return principal;
   }
 
@@ -126,16 +131,10 @@ export function createIdentityService(db: Db, config: Config, options: { cacheLi
     if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthorized();
     const email = typeof payload.email === 'string' ? payload.email : null;
     const name = typeof payload.name === 'string' ? payload.name : null;
-    const rows = await db.query<{ id: string }>(
-      `insert into users (sub, email, name, last_activity_at) values ($1, $2, $3, now())
-       on conflict (sub) do update set email = excluded.email, name = excluded.name,
-         last_activity_at = now(), updated_at = now()
-       returning id`,
-      [payload.sub, email, name],
-    );
+    const userId = await repo.upsertUser(db, payload.sub, email, name);
     const principal: Principal = {
-      kind: 'user', id: rows[0]!.id, sub: payload.sub, email, name,
-      emailVerified: payload.email_verified !== false, key: `u:${rows[0]!.id}`,
+      kind: 'user', id: userId, sub: payload.sub, email, name,
+      emailVerified: payload.email_verified !== false, key: `u:${userId}`,
     };
     const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : now;
     remember(jwts, cacheKey, { principal, until: Math.min(expiresAt, now + JWT_CACHE_MAX_MS) });

@@ -37,10 +37,12 @@ function checkBaseUrl(baseUrl: string): void {
 // starts, without a principal; never through llm-providers.repo.ts.
 export type { ProviderRow } from './llm-providers.repo.ts';
 /** one provider's row, its sealed credential included, or null */
-export const findProviderRow = repo.findProvider;
 
-export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organizations: OrganizationsService }): LlmProvidersService {
-  const { db, sealer, organizations } = deps;
+/** `workflowsUsing`: how many agentic workflows use a provider (the workflows module's count, given by the composition root) */
+export function createLlmProvidersService(deps: {
+  db: Db; sealer: Sealer; organizations: OrganizationsService; workflowsUsing: (tx: Queryable, providerId: string) => Promise<number>;
+}): LlmProvidersService {
+  const { db, sealer, organizations, workflowsUsing } = deps;
   const userId = (p: Principal) => (p.kind === 'user' ? p.id : null);
 
   async function visible(p: Principal, id: string) {
@@ -99,8 +101,7 @@ export function createLlmProvidersService(deps: { db: Db; sealer: Sealer; organi
       const credentialSealed = body.credential === undefined ? row.credential_sealed : (body.credential ? sealer.seal(body.credential) : null);
       await db.transaction(async (tx) => {
         if (type !== row.type) {
-          const used = await tx.query<{ n: number }>('select count(*)::int as n from agentic_workflows where llm_provider_id = $1', [id]);
-          if (used[0]!.n > 0) throw conflict('LLM provider is used by an agentic workflow of another model type; its type cannot change');
+          if (await workflowsUsing(tx, id) > 0) throw conflict('LLM provider is used by an agentic workflow of another model type; its type cannot change');
         }
         await repo.updateProvider(tx, id, {
           name: body.name?.trim() ?? row.name, description: body.description === undefined ? row.description : (body.description ?? ''),

@@ -17,17 +17,13 @@ export interface McpServersService {
   get(p: Principal, id: string): Promise<McpServer>;
   update(p: Principal, id: string, body: McpServerRequest): Promise<McpServer>;
   remove(p: Principal, id: string): Promise<void>;
+  /** for workflows (no caller to authorize): the connectors with these ids (those that still exist) */
   findMany(db: Queryable, ids: readonly string[]): Promise<repo.McpRow[]>;
+  /** for a workflow run as it starts (no caller): the sealed header values of connectors, by id */
+  sealedHeaders(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>>;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
-
-// For other modules: a workflow run reads the connectors attached to it (and their sealed header
-// values) when it starts, without a principal; never through mcp-servers.repo.ts.
-/** the connectors with these ids (those that still exist) */
-export const findMcpServerRows = repo.findMcpServers;
-/** the sealed header values of connectors, by id */
-export const sealedHeadersOf = repo.sealedHeadersOf;
 
 export function createMcpServersService(deps: { db: Db; sealer: Sealer; organizations: OrganizationsService }): McpServersService {
   const { db, sealer, organizations } = deps;
@@ -67,6 +63,7 @@ export function createMcpServersService(deps: { db: Db; sealer: Sealer; organiza
 
   return {
     findMany: (q, ids) => repo.findMcpServers(q, ids),
+    sealedHeaders: (q, ids) => repo.sealedHeadersOf(q, ids),
     async list(p, orgId, req) {
       await organizations.authorize(p, orgId, 'read');
       const { rows, total } = await repo.listVisibleMcpServers(db, orgId, p.kind === 'user' ? p.id : null, req.limit, req.offset);

@@ -108,3 +108,21 @@ export async function markInviteAccepted(db: Queryable, inviteId: string): Promi
 export async function deleteInvite(db: Queryable, orgId: string, inviteId: string): Promise<boolean> {
   return (await db.query('delete from invitations where organization_id = $1 and id = $2 returning id', [orgId, inviteId])).length > 0;
 }
+
+/** the user's role in the organization, or null (`forUpdate`: the membership row locked) */
+export async function memberRole(db: Queryable, orgId: string, userId: string, forUpdate = false): Promise<Role | null> {
+  const rows = await db.query<{ role: Role }>(
+    `select role from memberships where organization_id = $1 and user_id = $2${forUpdate ? ' for update' : ''}`, [orgId, userId]);
+  return rows[0]?.role ?? null;
+}
+
+/** the user's roles in every organization it belongs to */
+export async function memberRoles(db: Queryable, userId: string): Promise<Role[]> {
+  return (await db.query<{ role: Role }>('select role from memberships where user_id = $1', [userId])).map((r) => r.role);
+}
+
+/** the organization's OWNER becomes ADMIN, then this member OWNER */
+export async function transferOwnerRole(db: Queryable, orgId: string, userId: string): Promise<void> {
+  await db.query(`update memberships set role = 'ADMIN', updated_at = now() where organization_id = $1 and role = 'OWNER'`, [orgId]);
+  await db.query(`update memberships set role = 'OWNER', updated_at = now() where organization_id = $1 and user_id = $2`, [orgId, userId]);
+}

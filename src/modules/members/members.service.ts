@@ -2,7 +2,7 @@
 // invited user, signed in with a JWT carrying that email, accepts and becomes a member. There
 // is one OWNER: its role changes only through transferOwnership, and it cannot be removed.
 // Any caller may ask its own role in an organization it belongs to (decision 0605).
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import type { AccessService } from '../access/access.service.ts';
@@ -27,6 +27,15 @@ export interface MembersService {
   getInvite(p: Principal, orgId: string, inviteId: string): Promise<InviteMember>;
   acceptInvite(p: Principal, orgId: string, inviteId: string): Promise<InviteMember>;
   deleteInvite(p: Principal, orgId: string, inviteId: string): Promise<void>;
+  // for access and organizations (memberships is this module's table), no caller to authorize:
+  /** a user's role in an organization, or null */
+  roleIn(orgId: string, userId: string): Promise<Role | null>;
+  /** a user's roles in every organization it belongs to */
+  rolesOf(userId: string): Promise<Role[]>;
+  /** the creator of a new organization becomes its OWNER */
+  addOwner(tx: Queryable, orgId: string, userId: string): Promise<void>;
+  /** the member becomes OWNER and the OWNER ADMIN; false (nothing changed) when the user is no member */
+  makeOwner(tx: Queryable, orgId: string, userId: string): Promise<boolean>;
 }
 
 export function createMembersService(deps: { db: Db; access: AccessService; organizations: OrganizationsService; publicUrl: string }): MembersService {
@@ -44,6 +53,14 @@ export function createMembersService(deps: { db: Db; access: AccessService; orga
   }
 
   return {
+    roleIn: (orgId, userId) => repo.memberRole(db, orgId, userId),
+    rolesOf: (userId) => repo.memberRoles(db, userId),
+    addOwner: (tx, orgId, userId) => repo.addMember(tx, orgId, userId, 'OWNER'),
+    async makeOwner(tx, orgId, userId) {
+      if (!(await repo.memberRole(tx, orgId, userId, true))) return false;
+      await repo.transferOwnerRole(tx, orgId, userId);
+      return true;
+    },
     async list(p, orgId, req) {
       await organizations.authorize(p, orgId, 'read');
       const { items, total } = await repo.listMembers(db, orgId, req.limit, req.offset);

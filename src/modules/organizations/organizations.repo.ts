@@ -78,3 +78,6 @@ export async function listOrganizationsOfUser(db: Queryable, userId: string, lim
   return { items: rows.map(toOrganization), total };
 }
 
+export async function setOwner(db: Queryable, id: string, userId: string): Promise<void> {
+  await db.query('update organizations set owner_user_id = $2, updated_at = now() where id = $1', [id, userId]);
+}

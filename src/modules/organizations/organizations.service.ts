@@ -2,7 +2,7 @@
 // ADMINs edit it; the OWNER deletes it or transfers ownership. API tokens belong to one
 // organization and see only it. Other modules call `authorize` to check a caller against an
 // organization (404 when it does not exist, then 403).
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import { badRequest, forbidden, notFound } from '../../lib/errors.ts';
 import { page, type PageRequest } from '../../http/pagination.ts';
 import type { AccessService } from '../access/access.service.ts';
@@ -25,8 +25,16 @@ export interface OrganizationsService {
   ensure(name: string, description: string): Promise<{ id: string; created: boolean }>;
 }
 
-export function createOrganizationsService(deps: { db: Db; access: AccessService; identity: IdentityService }): OrganizationsService {
-  const { db, access, identity } = deps;
+/** what organizations asks of the members module (memberships is its table): the composition root
+ * passes the members service's methods (written here, not imported: the members service takes this one) */
+export interface OwnerMemberships {
+  addOwner(tx: Queryable, organizationId: string, userId: string): Promise<void>;
+  /** false when the user is no member */
+  makeOwner(tx: Queryable, organizationId: string, userId: string): Promise<boolean>;
+}
+
+export function createOrganizationsService(deps: { db: Db; access: AccessService; identity: IdentityService; memberships: OwnerMemberships }): OrganizationsService {
+  const { db, access, identity, memberships } = deps;
 
   function authorize(p: Principal, organizationId: string, action: Action): Promise<Role> {
     // a member whose role is known: no lookup of the organization, no async frame (issue 15)
@@ -75,7 +83,7 @@ export function createOrganizationsService(deps: { db: Db; access: AccessService
       }
       return db.transaction(async (tx) => {
         const org = await repo.insertOrganization(tx, body, p.id);
-        await tx.query(`insert into memberships (organization_id, user_id, role) values ($1, $2, 'OWNER')`, [org.id, p.id]);
+        await memberships.addOwner(tx, org.id, p.id);
         access.forget(p.id, org.id);
         return org;
       });
@@ -100,12 +108,8 @@ export function createOrganizationsService(deps: { db: Db; access: AccessService
     async transferOwnership(p, id, userId) {
       await authorize(p, id, 'own');
       await db.transaction(async (tx) => {
-        const target = await tx.query<{ role: Role }>(
-          'select role from memberships where organization_id = $1 and user_id = $2 for update', [id, userId]);
-        if (!target[0]) throw badRequest('user_id is not a member of this organization');
-        await tx.query(`update memberships set role = 'ADMIN', updated_at = now() where organization_id = $1 and role = 'OWNER'`, [id]);
-        await tx.query(`update memberships set role = 'OWNER', updated_at = now() where organization_id = $1 and user_id = $2`, [id, userId]);
-        await tx.query('update organizations set owner_user_id = $2, updated_at = now() where id = $1', [id, userId]);
+        if (!(await memberships.makeOwner(tx, id, userId))) throw badRequest('user_id is not a member of this organization');
+        await repo.setOwner(tx, id, userId);
       });
       if (p.kind === 'user') access.forget(p.id, id);
       access.forget(userId, id);

@@ -33,6 +33,8 @@ export interface ProjectsService {
    */
   authorizeIn(p: Principal, projectId: string, action: Action): Promise<Role>;
   exists(projectId: string): Promise<boolean>;
+  /** for other modules' background work (an event's project_names_filter): the project's name, or null */
+  nameOf(projectId: string): Promise<string | null>;
 }
 
 
@@ -70,6 +72,9 @@ export function createProjectsService(deps: {
     },
     async exists(projectId) {
       return (await repo.findProject(db, projectId)) !== null;
+    },
+    async nameOf(projectId) {
+      return (await repo.findProject(db, projectId))?.name ?? null;
     },
     async list(p, organizationId, req) {
       await organizations.authorize(p, organizationId, 'read');

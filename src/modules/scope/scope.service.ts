@@ -7,6 +7,8 @@ import { forbidden, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Action, Role } from '../access/roles.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
+import * as repo from './scope.repo.ts';
+import type { EnvRow } from './scope.repo.ts';
 
 export interface ClusterCapacity { cpu: number; memory: number; gpu: number }
 
@@ -29,15 +31,6 @@ export interface ServiceScope extends EnvironmentScope {
   serviceName: string;
 }
 
-const ENV_SELECT = `select e.organization_id, e.project_id, e.id as environment_id, e.name as environment_name,
-  e.mode as environment_mode, e.auto_preview, e.deleting, e.cluster_id, c.cpu, c.memory, c.gpu
-  from environments e join clusters c on c.id = e.cluster_id`;
-
-interface EnvRow {
-  organization_id: string; project_id: string; environment_id: string; environment_name: string; environment_mode: string;
-  auto_preview: boolean; deleting: boolean; cluster_id: string; cpu: number; memory: number; gpu: number;
-}
-
 function toEnvScope(r: EnvRow): EnvironmentScope {
   return {
     organizationId: r.organization_id, projectId: r.project_id, environmentId: r.environment_id,
@@ -47,16 +40,12 @@ function toEnvScope(r: EnvRow): EnvironmentScope {
 }
 
 async function loadEnvironmentScope(db: Queryable, environmentId: string): Promise<EnvironmentScope | null> {
-  const rows = await db.query<EnvRow>(`${ENV_SELECT} where e.id = $1`, [environmentId]);
-  return rows[0] ? toEnvScope(rows[0]) : null;
+  const row = await repo.findEnvironmentRow(db, environmentId);
+  return row ? toEnvScope(row) : null;
 }
 
 export async function loadServiceScope(db: Queryable, serviceId: string, type?: string): Promise<ServiceScope | null> {
-  const rows = await db.query<EnvRow & { service_id: string; service_type: string; service_name: string }>(
-    `${ENV_SELECT.replace('select ', 'select s.id as service_id, s.type as service_type, s.name as service_name, ')}
-      join services s on s.environment_id = e.id where s.id = $1 and ($2::text is null or s.type = $2)`,
-    [serviceId, type ?? null]);
-  const r = rows[0];
+  const r = await repo.findServiceRow(db, serviceId, type);
   return r ? { ...toEnvScope(r), serviceId: r.service_id, serviceType: r.service_type, serviceName: r.service_name } : null;
 }
 
@@ -81,6 +70,8 @@ export interface ScopeService {
   environment(p: Principal, environmentId: string, action: Action): Promise<EnvironmentScope & { role: Role }>;
   /** 404 "<label> not found" (when missing or of another type), then 403 */
   service(p: Principal, serviceId: string, action: Action, type?: string, label?: string): Promise<ServiceScope & { role: Role }>;
+  /** for other modules' background work (no principal): a service's scope, or null */
+  serviceScope(serviceId: string): Promise<ServiceScope | null>;
 }
 
 export function createScopeService(deps: { db: Db; organizations: OrganizationsService }): ScopeService {
@@ -93,6 +84,7 @@ export function createScopeService(deps: { db: Db; organizations: OrganizationsS
       const role = await organizations.authorize(p, scope.organizationId, action);
       return { ...scope, role };
     },
+    serviceScope: (serviceId) => loadServiceScope(db, serviceId),
     async service(p, serviceId, action, type, label = 'Service') {
       const scope = await loadServiceScope(db, serviceId, type);
       if (!scope) throw notFound(label);

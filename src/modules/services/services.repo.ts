@@ -96,3 +96,19 @@ export async function findRegistries(db: Queryable, organizationId: string, ids:
   for (const r of rows) map.set(r.id, r);
   return map;
 }
+
+/** services by id, in no particular order */
+export async function findServicesByIds(db: Queryable, ids: readonly string[]): Promise<ServiceRow[]> {
+  return db.query<ServiceRow>(`select ${COLUMNS} from services where id = any($1::uuid[])`, [ids]);
+}
+
+/** the services of an environment with one of these ids or (case-insensitively) these lower-case names */
+export async function findServicesInEnvironment(db: Queryable, environmentId: string, ids: readonly string[], lowerNames: readonly string[]): Promise<ServiceRow[]> {
+  return db.query<ServiceRow>(`select ${COLUMNS} from services where environment_id = $1 and (id = any($2::uuid[]) or lower(name) = any($3::text[]))`,
+    [environmentId, ids, lowerNames]);
+}
+
+/** the services (of these environments, or these ids) deployed at least once */
+export async function findDeployedServices(db: Queryable, by: 'environment_id' | 'id', ids: readonly string[]): Promise<ServiceRow[]> {
+  return db.query<ServiceRow>(`select ${COLUMNS} from services where ${by} = any($1::uuid[]) and deployment_status <> 'NEVER_DEPLOYED'`, [ids]);
+}

@@ -88,6 +88,15 @@ export interface ServicesService {
   editAdvancedSettings(p: Principal, id: string, type: string, label: string, patch: Record<string, unknown>): Promise<Record<string, SettingValue>>;
   /** for type modules: run an authorized read of a row (404 then 403) */
   authorizedRow(p: Principal, id: string, type: string, label: string, action: 'read' | 'write' | 'manage'): Promise<{ row: ServiceRow; env: EnvironmentScope }>;
+  /** for other modules' background work (no principal): a service's row, or null */
+  findRow(id: string): Promise<ServiceRow | null>;
+  /** for other modules' work without a caller (an agent run's context, the engine uninstall's
+   * snapshot inside a removal's transaction): rows by id, in no particular order */
+  rowsById(db: Queryable, ids: readonly string[]): Promise<ServiceRow[]>;
+  /** the rows of an environment's services with one of these ids or (case-insensitively) these lower-case names */
+  rowsInEnvironment(db: Queryable, environmentId: string, ids: readonly string[], lowerNames: readonly string[]): Promise<ServiceRow[]>;
+  /** the rows of the services (of these environments, or these ids) deployed at least once */
+  deployedRows(db: Queryable, by: 'environment_id' | 'id', ids: readonly string[]): Promise<ServiceRow[]>;
 }
 
 function toStatus(row: ServiceRow): ServiceStatus {
@@ -126,6 +135,10 @@ export function createServicesService(deps: ServicesDeps): ServicesService {
 
   return {
     authorizedRow,
+    findRow: (id) => repo.findService(db, id),
+    rowsById: (q, ids) => repo.findServicesByIds(q, ids),
+    rowsInEnvironment: (q, environmentId, ids, lowerNames) => repo.findServicesInEnvironment(q, environmentId, ids, lowerNames),
+    deployedRows: (q, by, ids) => repo.findDeployedServices(q, by, ids),
     async create(p, environmentId, h, body, creation) {
       const env = await scope.environment(p, environmentId, 'write');
       refuseWhileDeleting(env);

@@ -56,3 +56,15 @@ export async function upsertBootstrapToken(db: Queryable, orgId: string, hash: s
 export async function countTokens(db: Queryable, orgId: string): Promise<number> {
   return (await db.query<{ n: number }>('select count(*)::int as n from api_tokens where organization_id = $1', [orgId]))[0]!.n;
 }
+
+/** the token with this hash (authentication), or null */
+export async function findTokenByHash(db: Queryable, hash: string): Promise<{ id: string; organizationId: string; role: Role; name: string } | null> {
+  const rows = await db.query<{ id: string; organization_id: string; role: Role; name: string }>(
+    'select id, organization_id, role, name from api_tokens where token_hash = $1', [hash]);
+  const r = rows[0];
+  return r ? { id: r.id, organizationId: r.organization_id, role: r.role, name: r.name } : null;
+}
+
+export async function touchToken(db: Queryable, tokenId: string): Promise<void> {
+  await db.query('update api_tokens set last_used_at = now() where id = $1', [tokenId]);
+}

@@ -22,6 +22,10 @@ export interface TokensService {
   keepBootstrapToken(orgId: string, tokenHash: string): Promise<void>;
   /** for the bootstrap: how many tokens the organization has */
   count(orgId: string): Promise<number>;
+  /** for authentication (identity): the token with this SHA-256 hash, or null */
+  byHash(hash: string): Promise<{ id: string; organizationId: string; role: Role; name: string } | null>;
+  /** for authentication: records the token's use, in the background (a failure is ignored) */
+  markUsed(tokenId: string): void;
 }
 
 export function createTokensService(deps: { db: Db; access: AccessService; identity: IdentityService; organizations: OrganizationsService }): TokensService {
@@ -38,6 +42,10 @@ export function createTokensService(deps: { db: Db; access: AccessService; ident
 
   return {
     keepBootstrapToken: (orgId, tokenHash) => repo.upsertBootstrapToken(db, orgId, tokenHash),
+    byHash: (hash) => repo.findTokenByHash(db, hash),
+    markUsed(tokenId) {
+      void repo.touchToken(db, tokenId).catch(() => {});
+    },
     count: (orgId) => repo.countTokens(db, orgId),
     issue: (q, orgId, name, role, description) => issue(q, orgId, name, role, description),
     async list(p, orgId, req, name) {

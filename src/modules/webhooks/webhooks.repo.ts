@@ -147,3 +147,8 @@ export async function attemptsOf(db: Queryable, eventId: string): Promise<Attemp
     `select id, event_id, attempt, target_url, response_status, response_body, error, duration_ms, created_at
      from webhook_attempts where event_id = $1 order by id`, [eventId]);
 }
+
+/** the webhook events by current delivery status (the metrics' gauge) */
+export async function countEventsByStatus(db: Queryable): Promise<Array<{ status: string; n: number }>> {
+  return db.query<{ status: string; n: number }>('select status, count(*)::int as n from webhook_events group by status order by status');
+}

@@ -34,6 +34,8 @@ export interface WebhooksService {
   events(p: Principal, organizationId: string, id: string, req: PageRequest): Promise<Paged<EventOut>>;
   redeliver(p: Principal, organizationId: string, id: string, eventId: string): Promise<EventOut>;
   test(p: Principal, organizationId: string, id: string): Promise<EventOut>;
+  /** every organization's webhook events by current delivery status (GET /metrics; no caller) */
+  eventCountsByStatus(): Promise<Array<{ status: string; n: number }>>;
 }
 
 function canonicalEvents(names: string[]): string[] {
@@ -160,5 +162,6 @@ export function createWebhooksService(deps: { db: Db; sealer: Sealer; queue: Tas
       });
       return oneEvent(eventId);
     },
+    eventCountsByStatus: () => repo.countEventsByStatus(db),
   };
 }

@@ -10,17 +10,24 @@ import type { Queryable } from '../../db/db.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { publicLinks, repositoryDirs, type AgentContextService, type AgentModel, type AgentRepository, type AgentRunOutcome, type AgentRunSpec, type McpServerEntry } from '../../engine/index.ts';
 import { gitCredential } from '../git-tokens/git-credentials.ts';
-import { findMcpServerRows, sealedHeadersOf } from '../mcp-servers/mcp-servers.service.ts';
-import { findProviderRow, type ProviderRow } from '../llm-providers/llm-providers.service.ts';
+import type { McpServersService } from '../mcp-servers/mcp-servers.service.ts';
+import type { LlmProvidersService, ProviderRow } from '../llm-providers/llm-providers.service.ts';
 import { composePrompt } from './agent-prompt.ts';
 import { parseMcpConfig } from './mcp-config.ts';
 import { effectiveBaseUrl, parseModelSettings } from './model-settings.ts';
 import * as workflowsRepo from './workflows.repo.ts';
+import { recordRunOutcome, runFactsByDeployment } from './runs.repo.ts';
+import type { ServicesService } from '../services/services.service.ts';
 import { defaultSpec, platformAccessOf } from './workflows.rules.ts';
 import { mintRunCredential } from '../run-credentials/run-credentials.service.ts';
 
 export interface AgentRunDeps {
   db: Queryable; sealer: Sealer; ingress: { domain: string; port: number };
+  /** the context services' rows (the services module's, given by the composition root) */
+  services: Pick<ServicesService, 'rowsById' | 'rowsInEnvironment'>;
+  /** the workflow's LLM provider and its attached connectors (those modules' services) */
+  llmProviders: Pick<LlmProvidersService, 'find'>;
+  mcpServers: Pick<McpServersService, 'findMany' | 'sealedHeaders'>;
   /** where the run's agent reaches berth's MCP server (AGENT_BERTH_URL); null: no berth connection */
   berthUrl: string | null;
   /** false on the simulated engine: it calls no model, so a workflow without a credential still runs there */
@@ -35,23 +42,12 @@ export const BERTH_TOKEN_VARIABLE = 'BERTH_PLATFORM_TOKEN';
 /** a run's credential outlives its timeout by this much (image build, clones), then expires by itself */
 const CREDENTIAL_MARGIN_SECONDS = 600;
 
-interface RunFacts {
-  id: string; workflow_id: string; trigger: string; triggered_by: string | null; payload: unknown; scheduled_for: Date | null;
-  clone_environment_id: string | null;
-}
-
-interface ServiceFacts { id: string; name: string; type: string; slug: string; environment_id: string; project_id: string; spec: Record<string, unknown>; state: string }
-
-async function serviceFacts(db: Queryable, where: string, params: unknown[]): Promise<ServiceFacts[]> {
-  return db.query<ServiceFacts>(`select id, name, type, slug, environment_id, project_id, spec, state from services where ${where}`, params);
-}
-
 /** the context services of the run's environment: by id, or (in a copy) the copy of the one named */
 async function contextServices(deps: AgentRunDeps, ids: string[], environmentId: string): Promise<AgentContextService[]> {
   if (ids.length === 0) return [];
-  const originals = await serviceFacts(deps.db, 'id = any($1::uuid[])', [ids]);
+  const originals = await deps.services.rowsById(deps.db, ids);
   const names = originals.map((s) => s.name.toLowerCase());
-  const here = await serviceFacts(deps.db, 'environment_id = $1 and (id = any($2::uuid[]) or lower(name) = any($3::text[]))', [environmentId, ids, names]);
+  const here = await deps.services.rowsInEnvironment(deps.db, environmentId, ids, names);
   return originals.flatMap((o) => {
     const s = here.find((h) => h.id === o.id) ?? here.find((h) => h.name.toLowerCase() === o.name.toLowerCase());
     if (!s) return [];
@@ -80,21 +76,19 @@ function modelOf(deps: AgentRunDeps, type: string, apiKey: string | null, provid
 /** the run of a workflow deployment and everything its agent needs; null when the deployment is no run's */
 export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, serviceId: string): Promise<PreparedRun | null> {
   const { db, sealer } = deps;
-  const run = (await db.query<RunFacts>(`select id, workflow_id, trigger, triggered_by, payload, scheduled_for, clone_environment_id
-    from agentic_workflow_runs where deployment_id = $1`, [deploymentId]))[0];
+  const run = await runFactsByDeployment(db, deploymentId);
   if (!run) return null;
   const row = await workflowsRepo.findWorkflow(db, serviceId);
   if (!row) return { runId: run.id, problem: 'The workflow is gone' };
   const spec = { ...defaultSpec(), ...row.spec };
   const problem = (p: string): PreparedRun => ({ runId: run.id, problem: p });
 
-  const missing = await db.query<{ name: string }>('select name from agentic_workflow_missing_connectors where service_id = any($1::uuid[]) order by name',
-    [[run.workflow_id, serviceId]]);
-  if (missing.length) return problem(`A required MCP connector is gone: ${missing.map((m) => m.name).join(', ')} (attach another or save the workflow's connectors again)`);
+  const missing = await workflowsRepo.missingConnectors(db, [run.workflow_id, serviceId]);
+  if (missing.length) return problem(`A required MCP connector is gone: ${missing.join(', ')} (attach another or save the workflow's connectors again)`);
 
   const settings = parseModelSettings(spec.model.settings);
   if (!settings.ok) return problem(`model.settings: ${settings.problems.join('; ')}`);
-  const provider = row.llm_provider_id ? await findProviderRow(db, row.llm_provider_id) : null;
+  const provider = row.llm_provider_id ? await deps.llmProviders.find(db, row.llm_provider_id) : null;
   if (row.llm_provider_id && !provider) return problem('The workflow\'s LLM provider is gone (model.llm_provider_id)');
   const apiKey = row.secrets.api_key ? sealer.open(row.secrets.api_key) : null;
   const model = modelOf(deps, spec.model.type, apiKey, provider, effectiveBaseUrl(settings.value, provider), settings.value.model);
@@ -110,8 +104,8 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     if ('headers' in entry) secrets.push(...Object.values(entry.headers ?? {}));
   }
   const attached = (await workflowsRepo.attachedMcpServers(db, [serviceId])).get(serviceId) ?? [];
-  const connectors = await findMcpServerRows(db, attached.map((a) => a.id));
-  const sealedHeaders = await sealedHeadersOf(db, connectors.map((c) => c.id));
+  const connectors = await deps.mcpServers.findMany(db, attached.map((a) => a.id));
+  const sealedHeaders = await deps.mcpServers.sealedHeaders(db, connectors.map((c) => c.id));
   for (const [i, ref] of attached.entries()) {
     const c = connectors.find((x) => x.id === ref.id);
     if (!c) continue;
@@ -139,7 +133,7 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     repositories.push({ dir: dirs[i]!, url: r.url, branch: r.branch, token: credential?.token ?? null, username: credential?.username ?? null });
   }
   const services = await contextServices(deps, spec.context_service_ids, row.environment_id);
-  const envRow = (await serviceFacts(db, 'id = $1', [serviceId]))[0]!;
+  const envRow = (await deps.services.rowsById(db, [serviceId]))[0]!;
   const notes: string[] = [];
   let berthMcpUrl: string | null = null;
   const access = platformAccessOf(spec);
@@ -179,6 +173,5 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
 
 /** what the harness reported, on the run (the status follows when the deployment settles) */
 export async function recordAgentOutcome(db: Queryable, runId: string, o: AgentRunOutcome): Promise<void> {
-  await db.query(`update agentic_workflow_runs set result = $2, num_turns = $3, input_tokens = $4, output_tokens = $5, cost_usd = $6,
-    duration_ms = $7, updated_at = now() where id = $1`, [runId, o.result, o.numTurns, o.inputTokens, o.outputTokens, o.costUsd, o.durationMs]);
+  await recordRunOutcome(db, runId, o);
 }

@@ -9,9 +9,10 @@ import { EngineFailure, type DriverService, type LogSink } from '../../engine/in
 import type { Platform } from '../../platform.ts';
 import type { RunningDeployment } from '../deployments/runner.ts';
 import { revokeRunCredentials } from '../run-credentials/run-credentials.service.ts';
-import { prepareAgentRun, recordAgentOutcome } from './agent-run.ts';
+import { prepareAgentRun, recordAgentOutcome, type AgentRunDeps } from './agent-run.ts';
 
-export type AgentStepDeps = Pick<Platform, 'db' | 'config' | 'engine' | 'sealer'>;
+/** the platform's parts, and the services module's service (the context services' rows) */
+export type AgentStepDeps = Pick<Platform, 'db' | 'config' | 'engine' | 'sealer'> & Pick<AgentRunDeps, 'services' | 'llmProviders' | 'mcpServers'>;
 
 const agentRunSettings = { heartbeatMs: 5000 };
 
@@ -19,7 +20,7 @@ export async function runWorkflowAgent(ctx: AgentStepDeps, target: DriverService
   const deploymentId = target.deploymentId;
   if (!deploymentId) throw new EngineFailure('deploy', 'The workflow deployment has no id (internal error)');
   const prepared = await prepareAgentRun({
-    db: ctx.db, sealer: ctx.sealer, ingress: { domain: ctx.config.ingressDomain, port: ctx.config.ingressPort }, requireCredential: ctx.engine.real,
+    db: ctx.db, sealer: ctx.sealer, services: ctx.services, llmProviders: ctx.llmProviders, mcpServers: ctx.mcpServers, ingress: { domain: ctx.config.ingressDomain, port: ctx.config.ingressPort }, requireCredential: ctx.engine.real,
     berthUrl: ctx.engine.real ? ctx.config.agentBerthUrl : ctx.config.publicUrl,
   }, deploymentId, target.id);
   if (!prepared) {

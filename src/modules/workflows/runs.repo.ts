@@ -182,3 +182,23 @@ export async function runCopyOrganization(db: Queryable, environmentId: string):
     'select organization_id from environments where id = $1 and cloned_from_id is not null and expires_at is not null', [environmentId]);
   return rows[0]?.organization_id ?? null;
 }
+
+export interface RunFacts {
+  id: string; workflow_id: string; trigger: string; triggered_by: string | null; payload: unknown; scheduled_for: Date | null;
+  clone_environment_id: string | null;
+}
+
+/** what a run's agent is told of its run (agent-run.ts), by the run's deployment */
+export async function runFactsByDeployment(db: Queryable, deploymentId: string): Promise<RunFacts | null> {
+  const rows = await db.query<RunFacts>(`select id, workflow_id, trigger, triggered_by, payload, scheduled_for, clone_environment_id
+    from agentic_workflow_runs where deployment_id = $1`, [deploymentId]);
+  return rows[0] ?? null;
+}
+
+/** the harness's figures, on the run */
+export async function recordRunOutcome(db: Queryable, runId: string, o: {
+  result: string | null; numTurns: number | null; inputTokens: number | null; outputTokens: number | null; costUsd: number | null; durationMs: number | null;
+}): Promise<void> {
+  await db.query(`update agentic_workflow_runs set result = $2, num_turns = $3, input_tokens = $4, output_tokens = $5, cost_usd = $6,
+    duration_ms = $7, updated_at = now() where id = $1`, [runId, o.result, o.numTurns, o.inputTokens, o.outputTokens, o.costUsd, o.durationMs]);
+}

@@ -103,3 +103,15 @@ export async function servicesOfEnvironment(db: Queryable, environmentId: string
   const rows = await db.query<{ id: string }>('select id from services where environment_id = $1 and id = any($2::uuid[])', [environmentId, ids]);
   return new Set(rows.map((r) => r.id));
 }
+
+/** how many workflows use the LLM provider */
+export async function countWorkflowsUsingProvider(db: Queryable, providerId: string): Promise<number> {
+  return (await db.query<{ n: number }>('select count(*)::int as n from agentic_workflows where llm_provider_id = $1', [providerId]))[0]!.n;
+}
+
+/** the names of the required connectors gone from these workflows (a run cannot start without them) */
+export async function missingConnectors(db: Queryable, serviceIds: readonly string[]): Promise<string[]> {
+  const rows = await db.query<{ name: string }>('select name from agentic_workflow_missing_connectors where service_id = any($1::uuid[]) order by name',
+    [serviceIds]);
+  return rows.map((r) => r.name);
+}

@@ -30,6 +30,8 @@ export interface WorkflowsService {
   remove(p: Principal, id: string): Promise<void>;
   /** the webhook secret of a workflow (plain), for the public hook route */
   webhookSecret(row: repo.WorkflowRow): string | null;
+  /** how many workflows use the LLM provider (its type cannot change under them); no caller */
+  countUsingProvider(db: Queryable, providerId: string): Promise<number>;
 }
 
 export function createWorkflowsService(deps: {
@@ -175,5 +177,6 @@ export function createWorkflowsService(deps: {
       await scope.service(p, id, 'write', WORKFLOW_TYPE, WORKFLOW_LABEL);
       await repo.deleteWorkflow(db, id);
     },
+    countUsingProvider: (tx, providerId) => repo.countWorkflowsUsingProvider(tx, providerId),
   };
 }

@@ -11,6 +11,7 @@ import type { Config } from '../../../config/config.ts';
 import type { Queryable } from '../../../db/db.ts';
 import { publishAddress } from '../../../lib/net.ts';
 import { conflict } from '../../../lib/errors.ts';
+import * as repo from './public-access.repo.ts';
 import type { ClonedEnvironment } from '../../environments/environments.service.ts';
 
 export type PublicAccessConfig = Pick<Config, 'ingressHost' | 'ingressDomain' | 'databasePublicPorts'>;
@@ -30,14 +31,13 @@ export function publicHost(c: Pick<Config, 'ingressHost' | 'ingressDomain'>): st
 
 export async function reservedPorts(db: Queryable, serviceIds: readonly string[]): Promise<ReservedPorts> {
   if (serviceIds.length === 0) return new Map();
-  const rows = await db.query<{ service_id: string; port: number; host: string | null }>(
-    'select service_id, port, host from database_public_ports where service_id = any($1::uuid[])', [serviceIds]);
+  const rows = await repo.findReservedPorts(db, serviceIds);
   return new Map(rows.map((r) => [r.service_id, { port: r.port, host: r.host }]));
 }
 
 /** records where the engine published a PUBLIC database's port (null: INGRESS_HOST) */
 export async function recordPublishedHost(db: Queryable, serviceId: string, host: string | null): Promise<void> {
-  await db.query('update database_public_ports set host = $2 where service_id = $1 and host is distinct from $2', [serviceId, host]);
+  await repo.updatePublishedHost(db, serviceId, host);
 }
 
 /** whether something on this host already listens on the port (a program outside berth, another berth's database) */
@@ -56,30 +56,26 @@ function listenedOn(host: string, port: number): Promise<boolean> {
  * reservations of one port: the unique key keeps one, the other tries the next port.
  */
 export async function reservePublicPort(db: Queryable, serviceId: string, c: PublicAccessConfig): Promise<number> {
-  const held = await db.query<{ port: number }>('select port from database_public_ports where service_id = $1', [serviceId]);
-  if (held[0]) return held[0].port;
+  const held = await repo.heldPort(db, serviceId);
+  if (held !== null) return held;
   const { from, to } = c.databasePublicPorts;
-  const taken = new Set((await db.query<{ port: number }>(
-    'select port from database_public_ports where port between $1 and $2', [from, to])).map((r) => r.port));
+  const taken = await repo.takenPorts(db, from, to);
   for (let port = from; port <= to; port++) {
     if (taken.has(port) || await listenedOn(c.ingressHost, port)) continue;
-    const rows = await db.query<{ port: number }>(
-      'insert into database_public_ports (service_id, port) values ($1, $2) on conflict do nothing returning port', [serviceId, port]);
-    if (rows[0]) return rows[0].port;
+    const reserved = await repo.insertReservation(db, serviceId, port);
+    if (reserved !== null) return reserved;
   }
   throw conflict(`Every port of DATABASE_PUBLIC_PORTS (${from}-${to}) is reserved by a PUBLIC database or in use on this host: widen the range, or make other databases PRIVATE or delete them`, 'no_public_port');
 }
 
 /** a database edited PRIVATE gives its port back (its running replica keeps it until the next deployment, which the reservation of another database checks) */
 export async function releasePublicPort(db: Queryable, serviceId: string): Promise<void> {
-  await db.query('delete from database_public_ports where service_id = $1', [serviceId]);
+  await repo.deleteReservation(db, serviceId);
 }
 
 /** an environment clone copies PUBLIC databases: each copy gets a port of its own */
 export async function reservePublicPortsForClone(tx: Queryable, config: PublicAccessConfig, clone: ClonedEnvironment): Promise<void> {
   const copies = [...clone.serviceIdMap.values()];
   if (copies.length === 0) return;
-  const open = await tx.query<{ id: string }>(
-    `select id from services where id = any($1::uuid[]) and type = 'DATABASE' and spec->>'accessibility' = 'PUBLIC' order by created_at, id`, [copies]);
-  for (const { id } of open) await reservePublicPort(tx, id, config);
+  for (const id of await repo.publicDatabasesAmong(tx, copies)) await reservePublicPort(tx, id, config);
 }
