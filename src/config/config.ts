@@ -1,11 +1,17 @@
 // Configuration: the environment variables of DESIGN.md, parsed and validated once into a frozen,
 // typed Config. A bad value stops the process with one line naming the variable (ConfigError).
+import { ConfigError } from './errors.ts';
+import { httpsConfig, type HttpsConfig } from './https.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 /** `auto` is resolved at start (docker when a daemon answers, else simulated) */
 type EngineKind = 'auto' | 'docker' | 'swarm' | 'simulated' | 'kubernetes';
 /** the database berth runs itself when DATABASE_URL is unset (decision 0703) */
 export type EmbeddedDatabase = 'postgres' | 'pglite';
+/** how the ingress HAProxy runs (decision 0348) */
+export type IngressRuntime = 'auto' | 'host' | 'container';
+/** the official image of the HAProxy release Debian bookworm ships (2.6.12), whose reading of berth's configuration is tested (decision 0348) */
+const DEFAULT_INGRESS_IMAGE = 'haproxy:2.6.12';
 type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -44,6 +50,12 @@ export interface Config {
   readonly ingressHost: string;
   /** INGRESS_DRAIN_SECONDS: how long a replaced version keeps its open connections (WebSockets, streams) before it is stopped */
   readonly ingressDrainSeconds: number;
+  /** INGRESS_RUNTIME: how the ingress HAProxy runs: `host` (a haproxy binary on this machine), `container` (on DOCKER_HOST, host network), `auto` (the binary when installed, else the container; decision 0348) */
+  readonly ingressRuntime: IngressRuntime;
+  /** INGRESS_IMAGE: the HAProxy image of the container runtime, pulled when absent */
+  readonly ingressImage: string;
+  /** HTTPS on the ingress, certificates from an ACME CA, DNS checks of custom domains (https.ts) */
+  readonly https: HttpsConfig;
   /** host ports PUBLIC databases are published on, one each, on INGRESS_HOST (decision 0333) */
   readonly databasePublicPorts: { readonly from: number; readonly to: number };
   /** git URLs that are local paths or file:// (they read the host's disk) are refused unless true */
@@ -85,7 +97,7 @@ export interface Config {
 /** the default of EMBEDDED_DATABASE for a new DATA_DIR: the one the measurements of decision 0703 favour */
 export const DEFAULT_EMBEDDED_DATABASE: EmbeddedDatabase = 'postgres';
 
-export class ConfigError extends Error {}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
@@ -230,6 +242,9 @@ export function loadConfig(env: Env = process.env): Config {
     ingressPort: int(env, 'INGRESS_PORT', 8000, 1, 65535),
     ingressHost: str(env, 'INGRESS_HOST', '127.0.0.1'),
     ingressDrainSeconds: int(env, 'INGRESS_DRAIN_SECONDS', 30, 0, 3600),
+    ingressRuntime: oneOf(env, 'INGRESS_RUNTIME', 'auto', ['auto', 'host', 'container'] as const),
+    ingressImage: str(env, 'INGRESS_IMAGE', DEFAULT_INGRESS_IMAGE),
+    https: httpsConfig(env),
     databasePublicPorts: portRange(env, 'DATABASE_PUBLIC_PORTS', '30000-30999'),
     engineAllowLocalGit: bool(env, 'ENGINE_ALLOW_LOCAL_GIT', false),
     agentBaseImage: str(env, 'AGENT_BASE_IMAGE', 'debian:bookworm-slim'),

@@ -77,6 +77,18 @@ export interface EngineNode {
   running_tasks: number;
 }
 
+/** what the domains module asks of the ingress: aliases of a service's host, and certificates (decision 0349) */
+export interface DomainIngress {
+  /** the TLS listener, e.g. https://127.0.0.1:8443 (null: none) */
+  readonly httpsAddress: string | null;
+  /** route `domain` as the service host `target`; `https`: its certificate is live and HTTP redirects */
+  setDomain(domain: string, target: string, https: boolean): Promise<void>;
+  removeDomain(domain: string): Promise<void>;
+  /** install or replace the certificate served for `host` (no reload: open connections keep theirs) */
+  setCertificate(host: string, chainPem: string, keyPem: string): Promise<void>;
+  removeCertificate(host: string): Promise<void>;
+}
+
 export interface EngineDriver {
   readonly name: 'simulated' | 'docker' | 'swarm';
   /** whether deployments are real (false: the simulated engine, which labels everything it writes) */
@@ -106,6 +118,8 @@ export interface EngineDriver {
   runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal): Promise<AgentRunOutcome>;
   /** the hosts the engine runs services on, with their state and running tasks (the swarm engine's nodes; absent: one host) */
   nodes?(): Promise<EngineNode[]>;
+  /** custom domains and certificates on the ingress proxy (absent or null: no proxy runs: the simulated engine, or no haproxy) */
+  domainIngress?: DomainIngress | null;
   /** releases connections and watchers (process shutdown) */
   close?(): Promise<void>;
 }

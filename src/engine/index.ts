@@ -15,14 +15,14 @@
 // - the Docker and Swarm driver parts the engine-specific workers drive (the observers, the
 //   autoscaler): they run only with their engine and hold the driver they act through;
 // - on demand (loaded only when called, so a process that never needs them does not carry them):
-//   the ingress proxy's process for `berth ingress`, and two driver internals the benches measure
+//   the ingress proxy's process or container for `berth ingress`, and two driver internals the benches measure
 //   berth against.
 // Pure helpers with no engine knowledge (redacting credentials from URLs, the address a port is
 // published on) are in src/lib/net.ts.
 
 // the driver interface and its types
 export { EngineFailure } from './engine.ts';
-export type { BuildResult, DriverService, EngineDriver, EngineNode, LogSink } from './engine.ts';
+export type { BuildResult, DomainIngress, DriverService, EngineDriver, EngineNode, LogSink } from './engine.ts';
 export { selectEngine } from './select.ts';
 export { createSimulatedDriver } from './simulated.ts';
 export { serviceSettings } from './settings.ts';
@@ -32,7 +32,7 @@ export type { GitPlan, JobPlan, PortPlan, ProbePlan, RegistryAuth, RuntimePlan, 
 export { imageReference, registryAuthFor } from './registry.ts';
 
 // links and manifests
-export { publicLinks } from './links.ts';
+export { publicLinks, serviceHost } from './links.ts';
 export { renderService, type K8sObject } from './render.ts';
 export { toYaml } from './yaml.ts';
 
@@ -58,12 +58,12 @@ export { keptReplicas, replicaIndex, retireReplica, routeTo, sampleReplica, star
 export type { SwarmDriver } from './swarm/driver.ts';
 export { followServiceLogs, type LogFollow, type TaskLine } from './swarm/logs.ts';
 
-/** `berth ingress status|stop`: the detached HAProxy that serves public URLs, its files and its process */
+/** `berth ingress status|stop`: the detached HAProxy that serves public URLs (a host process or a container), its files and how it runs */
 export async function loadIngressProcess() {
-  const [{ createHaproxyIngress }, { findHaproxy, ingressPaths, probe, runningPid, stopIngress }] = await Promise.all([
-    import('./ingress/haproxy.ts'), import('./ingress/haproxy-process.ts'),
+  const [{ createHaproxyIngress }, { findHaproxy, ingressPaths, probe }, { ingressLaunchers }] = await Promise.all([
+    import('./ingress/haproxy.ts'), import('./ingress/haproxy-process.ts'), import('./select.ts'),
   ]);
-  return { createHaproxyIngress, findHaproxy, ingressPaths, probe, runningPid, stopIngress };
+  return { createHaproxyIngress, findHaproxy, ingressPaths, probe, ingressLaunchers };
 }
 
 /** for the benches that compare berth with the same steps done by hand: the docker driver's image build, and the healthcheck the swarm driver gives a probe */

@@ -1,8 +1,9 @@
 // Choosing the engine at start: ENGINE=docker needs a daemon answering at DOCKER_HOST (else the
 // start fails with one line saying so), ENGINE=auto takes Docker when it answers and the
 // simulated engine otherwise, ENGINE=swarm needs a Swarm manager there (decision 0343), ENGINE=kubernetes is refused until a driver exists. With Docker,
-// the ingress proxy (HAProxy) is adopted or started; without haproxy the engine still deploys and
-// says public URLs are unavailable. The Docker client, driver and ingress modules are loaded only
+// the ingress proxy (HAProxy) is adopted or started: the host's haproxy, or a container on the
+// daemon (INGRESS_RUNTIME, decision 0348); without either the engine still deploys and says
+// public URLs are unavailable. The Docker client, driver and ingress modules are loaded only
 // when Docker is tried (about 30 MiB a simulated-engine process does not carry).
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
@@ -38,6 +39,13 @@ async function answers(docker: Docker, timeoutMs: number): Promise<string | null
   }
 }
 
+/** `berth ingress status|stop`: every way this data dir's ingress may be running (the host process; the container when a daemon answers) */
+export async function ingressLaunchers(config: Config) {
+  const docker = await dockerClient(config.dockerHost);
+  const { possibleLaunchers } = await import('./ingress/launcher-choice.ts');
+  return possibleLaunchers(config, (await answers(docker, 1500)) === null ? docker : null);
+}
+
 export async function selectEngine(config: Config, logger: Pick<Logger, 'info' | 'warn'>, options: { startIngress?: boolean } = {}): Promise<SelectedEngine> {
   if (config.engine === 'kubernetes') {
     throw new ConfigError('ENGINE=kubernetes is not available yet: use ENGINE=docker (a Docker daemon at DOCKER_HOST), ENGINE=auto or ENGINE=simulated');
@@ -54,26 +62,47 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
     if (config.engine === 'docker') {
       throw new ConfigError(`ENGINE=docker but no Docker daemon answers at DOCKER_HOST=${config.dockerHost} (${problem}); start dockerd or set DOCKER_HOST`);
     }
+    // the ingress container was asked for: that needs the daemon too (a ConfigError naming DOCKER_HOST)
+    if (config.ingressRuntime === 'container') {
+      (await import('./ingress/launcher-choice.ts')).chooseLauncher('container', { haproxyBin: undefined, binary: null, dockerHost: config.dockerHost, dockerAnswers: false });
+    }
     return { driver: createSimulatedDriver(), description: `simulated: no Docker daemon answers at DOCKER_HOST=${config.dockerHost}, so deployments run nothing (install Docker or set DOCKER_HOST for real ones)` };
   }
   const { createHaproxyIngress, findHaproxy } = await import('./ingress/haproxy.ts');
+  const { IngressImageUnavailable, chooseLauncher, launcherFor } = await import('./ingress/launcher-choice.ts');
   const { createDockerDriver } = await import('./docker/driver.ts');
   let ingress = null;
   let ingressNote = '';
   // ENGINE=swarm: the nodes' addresses, which the ingress may dial (the swarm driver keeps the set current)
   const nodeAddresses = new Set<string>();
   if (process.env.CADDY_BIN) logger.warn('CADDY_BIN is no longer read: the ingress proxy is HAProxy (HAPROXY_BIN, decision 0334)');
-  const haproxy = findHaproxy(process.env.HAPROXY_BIN);
-  if (!haproxy) {
-    ingressNote = '; public URLs unavailable: haproxy is not installed (install haproxy, or set HAPROXY_BIN)';
-    logger.warn('haproxy is not installed (install haproxy, or set HAPROXY_BIN): deployments run, but services get no public URL; their links say so');
-  } else {
+  // INGRESS_RUNTIME (decision 0348): the host's haproxy, else a container on this daemon, else none
+  const choice = chooseLauncher(config.ingressRuntime, {
+    haproxyBin: process.env.HAPROXY_BIN, binary: findHaproxy(process.env.HAPROXY_BIN), dockerHost: config.dockerHost, dockerAnswers: true,
+    dockerRootless: config.ingressRuntime === 'host' ? false : ((await docker.info()) as { SecurityOptions?: string[] }).SecurityOptions?.includes('name=rootless') ?? false,
+  });
+  const noIngress = (reason: string) => {
+    ingressNote = `; public URLs unavailable: ${reason}`;
+    logger.warn(`${reason}: deployments run, but services get no public URL; their links say so`);
+  };
+  if (choice.runtime === null) noIngress(choice.reason);
+  else {
+    const launcher = launcherFor(choice, config, docker, logger);
     ingress = createHaproxyIngress({
-      dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, haproxyBin: haproxy, logger, domain: config.ingressDomain,
+      dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, launcher, logger, domain: config.ingressDomain,
+      // ACME HTTP-01 challenges reach berth's API through the ingress (any berth process answers them)
+      tls: { httpsPort: config.https.port, acmeUpstream: apiAddress(config.host, config.port) },
       ...(config.engine === 'swarm' ? { upstreamHosts: nodeAddresses } : {}),
     });
-    if (options.startIngress !== false) await ingress.ensure();
-    ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`}`;
+    ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`} (HAProxy: ${launcher.description})`;
+    try {
+      if (options.startIngress !== false) await ingress.ensure();
+    } catch (err) {
+      // INGRESS_RUNTIME=auto on a machine whose daemon cannot get the image (no registry): berth runs without ingress, as without haproxy
+      if (!(err instanceof IngressImageUnavailable) || config.ingressRuntime !== 'auto') throw err;
+      ingress = null;
+      noIngress(`haproxy is not installed and ${err.message.replace(/^ingress: /, '')}`);
+    }
   }
   if (config.engine === 'swarm') {
     const info = await docker.info() as { Swarm?: { LocalNodeState?: string; ControlAvailable?: boolean; Nodes?: number } };
@@ -87,11 +116,19 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
       allowLocalGit: config.engineAllowLocalGit, agentBaseImage: config.agentBaseImage, nodeAddresses,
     });
     const images = config.swarmRegistry ? `built images through ${config.swarmRegistry}` : `built images copied to ${config.swarmNodeDockerHosts.length} node daemon(s)`;
+    driver.domainIngress = ingress;
     return { driver, description: `swarm: manager at ${config.dockerHost}, ${info.Swarm.Nodes ?? '?'} node(s), ${images}${ingressNote}` };
   }
   const driver = createDockerDriver({
     docker, ingress, ingressSettings: { domain: config.ingressDomain, port: config.ingressPort }, publicHost: config.ingressHost, allowLocalGit: config.engineAllowLocalGit,
     agentBaseImage: config.agentBaseImage, drainMs: config.ingressDrainSeconds * 1000,
   });
+  driver.domainIngress = ingress;
   return { driver, description: `docker at ${config.dockerHost}${ingressNote}` };
+}
+
+/** berth's API as the ingress dials it: a wildcard listen address is reached on loopback */
+function apiAddress(host: string, port: number): string {
+  const h = /^(0\.0\.0\.0|::|)$/.test(host) ? '127.0.0.1' : host;
+  return h.includes(':') ? `[${h}]:${port}` : `${h}:${port}`;
 }

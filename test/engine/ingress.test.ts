@@ -280,7 +280,7 @@ describe('ingress: HAProxy through its runtime API', { skip }, () => {
   test('berth ingress status lists the live routes; berth ingress stop stops the proxy', async () => {
     const env = { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, INGRESS_PORT: String(opts.port) };
     const berth = (...args: string[]) => execFileSync(process.execPath, [join(import.meta.dirname, '../../src/cli/main.ts'), ...args], { env, encoding: 'utf8' });
-    assert.match(berth('ingress', 'status'), /ingress: running \(pid \d+\), \d+ route\(s\)[^]*svc-switch: switch-0a1b2c3d\.localhost -> 127\.0\.0\.1:\d+/);
+    assert.match(berth('ingress', 'status'), /ingress: running \(pid \d+; host binary [^)]*haproxy\), \d+ route\(s\)[^]*svc-switch: switch-0a1b2c3d\.localhost -> 127\.0\.0\.1:\d+/);
     assert.match(berth('ingress', 'stop'), /stopped HAProxy/);
     await assert.rejects(get(ingress.address, 'switch-0a1b2c3d.localhost'));
     assert.match(berth('ingress', 'status'), /ingress: not running/);

@@ -75,10 +75,10 @@ async function makeRootTarball(packages: string[]): Promise<string> {
   }
 }
 
-/** `docker import` of a root tarball as `ref` (repo:tag) */
-export async function importRoot(docker: Docker, tarball: string, ref: string): Promise<void> {
+/** `docker import` of a root tarball as `ref` (repo:tag); `changes`: Dockerfile instructions applied at import (`docker import --change`), e.g. CMD */
+export async function importRoot(docker: Docker, tarball: string, ref: string, changes: string[] = []): Promise<void> {
   const [repo, tag] = ref.split(':') as [string, string];
-  const stream = await docker.importImage(createReadStream(tarball) as never, { repo, tag }) as unknown as NodeJS.ReadableStream;
+  const stream = await docker.importImage(createReadStream(tarball) as never, { repo, tag, ...(changes.length ? { changes } : {}) }) as unknown as NodeJS.ReadableStream;
   for await (const msg of jsonLines(stream, AbortSignal.timeout(600_000))) {
     if (msg.error || msg.errorDetail) throw new Error(`docker import of ${tarball} failed: ${msg.errorDetail?.message ?? msg.error}`);
   }

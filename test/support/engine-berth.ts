@@ -1,5 +1,6 @@
 // A real berth process on the Docker engine for engine flows: its own data directory (or a
-// fresh PostgreSQL database), its own HAProxy ingress on a free loopback port, a known token, and
+// fresh PostgreSQL database), its own HAProxy ingress on a free loopback port (a host process, or a
+// container with INGRESS_RUNTIME=container; close() removes either), a known token, and
 // helpers to call the API, to request a service through the ingress by host name (Node's fetch
 // cannot set Host), and to receive organization webhooks on loopback.
 import { randomBytes } from 'node:crypto';
@@ -9,6 +10,8 @@ import type Docker from 'dockerode';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stopIngress } from '../../src/engine/ingress/haproxy.ts';
+import { ingressContainerName } from '../../src/engine/ingress/haproxy-container.ts';
+import { dockerAt } from './docker.ts';
 import { freshPostgresUrl } from './db.ts';
 import { eventually } from './harness.ts';
 import { freePort, startBerth, type BerthProcess } from './processes.ts';
@@ -31,7 +34,8 @@ export interface EngineBerth {
 export async function startEngineBerth(dockerHost: string, extraEnv: Record<string, string> = {}): Promise<EngineBerth> {
   const token = `engine-test-${randomBytes(16).toString('hex')}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-engine-'));
-  const ingressPort = await freePort();
+  // a test that must know the port before berth starts (pebble fetches HTTP-01 tokens from it) gives INGRESS_PORT
+  const ingressPort = extraEnv.INGRESS_PORT ? Number(extraEnv.INGRESS_PORT) : await freePort();
   const databaseUrl = await freshPostgresUrl();
   const env: Record<string, string> = {
     ENGINE: 'docker', DOCKER_HOST: dockerHost, DATA_DIR: dataDir, BOOTSTRAP_TOKEN: token, LOG_LEVEL: 'warn',
@@ -68,6 +72,8 @@ export async function startEngineBerth(dockerHost: string, extraEnv: Record<stri
       for (const p of extras) await p.stop();
       await proc.stop();
       await stopIngress({ dataDir });
+      // INGRESS_RUNTIME=container (or auto on a machine without haproxy): the ingress is a container of this data dir
+      await dockerAt(dockerHost).getContainer(ingressContainerName(dataDir)).remove({ force: true }).catch(() => {});
     },
     async settle(deploymentId, timeoutMs = 180_000) {
       return eventually(async () => {

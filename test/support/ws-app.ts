@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, copyFile, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
+import tls from 'node:tls';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -131,12 +132,13 @@ function stream(close: () => void): Stream {
 }
 
 /** a WebSocket to http://127.0.0.1:<port>/ws with Host: <host>, reading the server's text frames */
-export function openWebSocket(port: number, host: string): Stream {
-  const socket = net.connect(port, '127.0.0.1');
+/** `tlsOptions`: over TLS (SNI `host`), e.g. with the CA a test trusts */
+export function openWebSocket(port: number, host: string, tlsOptions?: tls.ConnectionOptions): Stream {
+  const socket = tlsOptions ? tls.connect({ port, host: '127.0.0.1', servername: host, ...tlsOptions }) : net.connect(port, '127.0.0.1');
   const s = stream(() => socket.destroy());
   let head = '';
   let buf = Buffer.alloc(0);
-  socket.on('connect', () => socket.write(`GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
+  socket.on(tlsOptions ? 'secureConnect' : 'connect', () => socket.write(`GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
     + `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`));
   socket.on('data', (chunk: Buffer) => {
     if (!s.opened) {

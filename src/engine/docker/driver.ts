@@ -29,7 +29,7 @@ import { runAgent } from '../agent/runner.ts';
 import { publishAddress, redactUrls } from '../../lib/net.ts';
 
 /** why links do not answer on a docker engine without its ingress proxy */
-export const NO_INGRESS = 'public URLs are unavailable: haproxy, the ingress proxy, is not installed on the berth host (install haproxy, or set HAPROXY_BIN)';
+export const NO_INGRESS = 'public URLs are unavailable: haproxy, the ingress proxy, is not installed on the berth host and cannot run as a container there (install haproxy, or set HAPROXY_BIN; or let the local Docker daemon pull INGRESS_IMAGE: berth\'s start log says why it could not)';
 
 export interface DockerDriverOptions {
   docker: Docker;

@@ -9,6 +9,7 @@
 import { DEFAULT_DIGEST, backendRules, rulesDigest, serverOptions, userlist } from './haproxy-rules.ts';
 import { listenAddress, type RouteSpec } from './routes.ts';
 import { DEFAULT_ROUTE_SETTINGS } from './settings.ts';
+import { acmeBackendLines, frontendTlsLines, type TlsListen } from './haproxy-tls.ts';
 
 const FRONTEND = 'berth';
 export const FALLBACK = 'berth-fallback';
@@ -22,6 +23,8 @@ const FALLBACK_BODY = 'no berth service at this address\n';
 const INITIAL_SLOTS = 128;
 
 export interface SlotRoute extends RouteSpec { slot: number }
+/** who owns the runtime socket: berth's user, also when HAProxy runs as root in a container (decision 0348) */
+export interface SocketOwner { uid: number; gid: number }
 
 export const slotName = (n: number): string => `${SLOT_PREFIX}${n}`;
 export const slotNumber = (backend: string): number | null =>
@@ -47,7 +50,7 @@ export function slotsFor(routes: number, atLeast = INITIAL_SLOTS): number {
  * retries go to another replica (redispatch) on a refused connection, and on an empty answer only
  * for GET, HEAD and OPTIONS.
  */
-export function haproxyConfig(o: { host: string; port: number; slots: number; routes: SlotRoute[] }): string {
+export function haproxyConfig(o: { host: string; port: number; slots: number; routes: SlotRoute[]; tls?: TlsListen; socketOwner?: SocketOwner }): string {
   const bySlot = new Map(o.routes.map((r) => [r.slot, r]));
   const slots = Array.from({ length: o.slots }, (_, n) => {
     const route = bySlot.get(n);
@@ -66,7 +69,7 @@ export function haproxyConfig(o: { host: string; port: number; slots: number; ro
     '# time through the runtime API (admin.sock); berth keeps them in routes.json. Do not edit.',
     'global',
     '  master-worker',
-    `  stats socket unix@${SOCKET_NAME} mode 600 level admin expose-fd listeners`,
+    `  stats socket unix@${SOCKET_NAME} mode 600 level admin expose-fd listeners${o.socketOwner ? ` uid ${o.socketOwner.uid} gid ${o.socketOwner.gid}` : ''}`,
     '  stats timeout 30s',
     '  log stderr format raw local0 err',
     '',
@@ -93,6 +96,7 @@ export function haproxyConfig(o: { host: string; port: number; slots: number; ro
     '  http-request disable-l7-retry if !{ method GET HEAD OPTIONS }',
     '  http-request set-header X-Forwarded-Proto http',
     '  http-request set-header X-Forwarded-Host %[req.hdr(host)]',
+    ...frontendTlsLines(listenAddress(o.host, o.port), o.tls),
     `  use_backend %[req.hdr(host),field(1,:),lower,map(${HOSTS_MAP})]`,
     `  default_backend ${FALLBACK}`,
     '',
@@ -103,6 +107,7 @@ export function haproxyConfig(o: { host: string; port: number; slots: number; ro
     `  acl berth_rules str(),map(${RULES_MAP}) -m found`,
     `  http-request return status 404 content-type "text/plain; charset=utf-8" string "${FALLBACK_BODY.replace('\n', '\\n')}"`,
     '',
+    ...acmeBackendLines(o.tls),
     ...userlists,
     ...slots,
   ].join('\n');

@@ -4,7 +4,8 @@
 // in routes.json, reloading it (a new worker; the old one keeps its open connections until they
 // end), telling berth's HAProxy apart from anything else on the socket, and stopping it. The
 // per-data-dir lock serialises starts, reloads and route edits of every berth process. The config
-// and routes.json hold basic-auth hashes (decision 0337): both are written mode 600.
+// and routes.json hold basic-auth hashes (decision 0337): both are written mode 600. Whether the
+// proxy runs as a process of this machine or as a container is a launcher's (haproxy-launcher.ts).
 import { spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -12,6 +13,7 @@ import { delimiter, join, relative, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { FALLBACK, HOSTS_MAP, ROUTES_MAP, RULES_MAP, SOCKET_NAME, haproxyConfig, mapFiles, parseBackends, type SlotRoute } from './haproxy-config.ts';
 import type { RouteSpec } from './routes.ts';
+import { ensureTlsFiles, type TlsListen } from './haproxy-tls.ts';
 import { checkSettings } from './settings.ts';
 import { processRunning } from '../../lib/processes.ts';
 
@@ -135,18 +137,21 @@ export function saveRoutes(paths: Paths, routes: RouteSpec[]): void {
 }
 
 /** the configuration and map files HAProxy (re)loads */
-export function writeConfig(paths: Paths, o: { host: string; port: number; slots: number; routes: SlotRoute[] }): void {
+export function writeConfig(paths: Paths, o: { host: string; port: number; slots: number; routes: SlotRoute[]; tls?: TlsListen }): void {
   mkdirSync(paths.dir, { recursive: true });
+  ensureTlsFiles(paths.dir);
   const maps = mapFiles(o.routes, o.slots);
   writeAtomic(paths.hostsMap, maps.hosts);
   writeAtomic(paths.routesMap, maps.routes);
   writeAtomic(paths.rulesMap, maps.rules);
-  writeAtomic(paths.configFile, haproxyConfig(o), 0o600);
+  // the runtime socket is berth's user's also when HAProxy runs as root (the container runtime)
+  writeAtomic(paths.configFile, haproxyConfig({ ...o, socketOwner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } }), 0o600);
 }
 
 /** `haproxy -c` on a configuration before it replaces the running one: a bad one is an error, the proxy goes on */
 export async function checkConfig(paths: Paths, bin: string, config: string): Promise<void> {
   const candidate = join(paths.dir, 'haproxy.cfg.check');
+  ensureTlsFiles(paths.dir);
   writeAtomic(candidate, config, 0o600);
   try {
     const out = await new Promise<{ code: number | null; text: string }>((done) => {
@@ -209,17 +214,17 @@ async function workerPid(paths: Paths): Promise<number> {
   return Number(/^Pid: (\d+)$/m.exec(await runtime(paths.socket, 'show info'))?.[1] ?? 0);
 }
 
-/** reload the running HAProxy (after writeConfig): resolves once a new worker answers */
-export async function reloadHaproxy(paths: Paths, master: number): Promise<void> {
+/** reload the running HAProxy (after writeConfig): `signal` sends its master SIGUSR2; resolves once a new worker answers */
+export async function reloadHaproxy(paths: Paths, signal: () => Promise<void>, logs: () => Promise<string> = async () => logTail(paths)): Promise<void> {
   const before = await workerPid(paths);
-  process.kill(master, 'SIGUSR2');
+  await signal();
   const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
     const now = await workerPid(paths).catch(() => before);
     if (now !== before && (await probe(paths)).state === 'berth') return;
   }
-  throw new Error(`ingress: HAProxy did not load its new configuration within 15 s: ${logTail(paths) || `see ${paths.logFile}`}`);
+  throw new Error(`ingress: HAProxy did not load its new configuration within 15 s: ${(await logs()) || `see ${paths.logFile}`}`);
 }
 
 /** the pid of the HAProxy master this data dir started, if it still runs (and still is a haproxy) */

@@ -7,7 +7,8 @@
 // headers, limits: decision 0337) are rules of its slot backend, which the runtime API cannot
 // change: a route whose rules differ from its slot's is written into the configuration and HAProxy
 // reloaded; connections stay on the old worker until they end. Config shapes live in
-// haproxy-config.ts and haproxy-rules.ts, the process lifecycle in haproxy-process.ts.
+// haproxy-config.ts and haproxy-rules.ts, the process lifecycle in haproxy-process.ts, and how it
+// runs (a host process or a container, decision 0348) behind haproxy-launcher.ts.
 import { existsSync, readFileSync } from 'node:fs';
 import { caddyRoutes, stopEarlierCaddy } from './caddy-handover.ts';
 import {
@@ -16,12 +17,13 @@ import {
 } from './haproxy-config.ts';
 import { rulesDigest, serverOptions } from './haproxy-rules.ts';
 import {
-  NotRunning, checkConfig, checkSocketPath, findHaproxy, ingressPaths, lockIngress, portFree, portTaken, probe, reloadHaproxy, runningPid, runtime,
-  saveRoutes, savedRoutes, startHaproxy, stopIngress, writeConfig,
+  NotRunning, checkSocketPath, findHaproxy, ingressPaths, lockIngress, portFree, portTaken, probe, runtime, saveRoutes, savedRoutes, stopIngress, writeConfig,
 } from './haproxy-process.ts';
 import { IngressInputError } from './errors.ts';
 import { checkRoute, checkRouteId, listenAddress, proxyAddress, type RouteSpec } from './routes.ts';
 import { DEFAULT_ROUTE_SETTINGS, checkSettings, type RouteSettings } from './settings.ts';
+import { tlsConfigCurrent, tlsEditor, type TlsListen } from './haproxy-tls.ts';
+import { hostLauncher, type HaproxyLauncher } from './haproxy-launcher.ts';
 
 export { findHaproxy, stopIngress };
 
@@ -40,6 +42,14 @@ export interface Ingress {
   drain(upstreams: string[], timeoutMs: number, signal?: AbortSignal): Promise<number>;
   /** the proxy's own address (for health and tests), e.g. http://127.0.0.1:8000 */
   readonly address: string;
+  /** its TLS listener, e.g. https://127.0.0.1:8443 (null: none) */
+  readonly httpsAddress: string | null;
+  /** route a custom domain as the service host `target` (an alias a redeploy never touches); `https`: its certificate is live, HTTP redirects */
+  setDomain(domain: string, target: string, https: boolean): Promise<void>;
+  removeDomain(domain: string): Promise<void>;
+  /** install or replace the certificate served for `host` (runtime API, no reload: open connections keep theirs) */
+  setCertificate(host: string, chainPem: string, keyPem: string): Promise<void>;
+  removeCertificate(host: string): Promise<void>;
 }
 export interface HaproxyOptions {
   dataDir: string; host: string; port: number; haproxyBin?: string;
@@ -50,6 +60,10 @@ export interface HaproxyOptions {
   upstreamHosts?: ReadonlySet<string>;
   /** slot backends a fresh proxy starts with (tests use a few to exercise the growth reload) */
   initialSlots?: number;
+  /** the TLS listener and where ACME challenges are answered (haproxy-tls.ts) */
+  tls?: TlsListen;
+  /** how HAProxy runs (haproxy-launcher.ts: a host process, or a container); absent: the host binary (haproxyBin) */
+  launcher?: HaproxyLauncher;
 }
 
 /** a slot as the running proxy has it; `digest`: of the rules its backend was loaded with (null: unknown, an older berth's config) */
@@ -61,6 +75,7 @@ const routeOf = (s: LiveSlot): SlotRoute => ({ slot: s.n, id: s.id!, hosts: s.ho
 export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
   const { logger } = opts;
   const paths = ingressPaths(opts.dataDir);
+  const launcher = opts.launcher ?? hostLauncher(opts.dataDir, opts.haproxyBin);
   const listen = listenAddress(opts.host, opts.port);
   // calls of this object run one after the other; the data dir's lock orders them with other processes'
   let tail: Promise<unknown> = Promise.resolve();
@@ -74,6 +89,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
     try { return await work(); } finally { await release(); }
   }
   const call = (command: string) => runtime(paths.socket, command);
+  const tls = tlsEditor(paths.dir, call);
   /** a command whose answer must match `ok` (most answer nothing when they succeed) */
   async function must(command: string, ok = /^$/): Promise<void> {
     const out = (await call(command)).trim();
@@ -110,13 +126,11 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
 
   /** these routes in a pool of `slots`, loaded by a reload (pool growth, a moved listener, a route's new rules) */
   async function reload(routes: SlotRoute[], slots: number, why: string): Promise<void> {
-    const master = runningPid(opts.dataDir);
-    if (master === null) throw new Error(`ingress: cannot reload HAProxy (${why}): it was not started from ${opts.dataDir}`);
-    const config = { host: opts.host, port: opts.port, slots, routes };
-    const bin = opts.haproxyBin ?? findHaproxy();
-    if (bin) await checkConfig(paths, bin, haproxyConfig(config));
+    if ((await launcher.running()) === null) throw new Error(`ingress: cannot reload HAProxy (${why}): it was not started from ${opts.dataDir} as ${launcher.description}`);
+    const config = { host: opts.host, port: opts.port, slots, routes, tls: opts.tls };
+    await launcher.check(haproxyConfig(config));
     writeConfig(paths, config);
-    await reloadHaproxy(paths, master);
+    await launcher.reload();
     saveRoutes(paths, routes.slice().sort((a, b) => a.slot - b.slot));
     logger.info({ slots, listen }, `ingress: reloaded HAProxy (${why}); open connections stay on the previous worker until they end`);
   }
@@ -242,8 +256,18 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
         const live = await readLive();
         await reload(liveRoutes(live), live.slots.length, `moved to ${listen}`);
       });
+    } else if (config !== '' && !tlsConfigCurrent(config, listen, opts.tls)) {
+      // an older berth's proxy, or another INGRESS_HTTPS_PORT: the TLS listener comes with one reload
+      await locked(async () => {
+        const live = await readLive();
+        await reload(liveRoutes(live), live.slots.length, 'its HTTPS listener or custom-domain rules changed');
+      });
     }
-    logger.info({ pid: runningPid(opts.dataDir), address: ingress.address }, 'ingress: adopted the running HAProxy');
+    // ACME challenges go to this berth process's API (a restarted berth may listen elsewhere)
+    if (opts.tls?.acmeUpstream) await tls.pointAcme(opts.tls.acmeUpstream);
+    const running = await launcher.running();
+    if (running === null) logger.warn({ runtime: launcher.description }, 'ingress: adopted a running HAProxy this runtime did not start: it serves, but cannot be reloaded; `berth ingress stop` and a restart of berth run it as configured');
+    logger.info({ proxy: running, address: ingress.address }, 'ingress: adopted the running HAProxy');
   }
 
   async function ensure(): Promise<void> {
@@ -251,10 +275,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
     const first = await probe(paths);
     if (first.state === 'foreign') throw adminTaken(first.detail);
     if (first.state === 'berth') return adopt();
-    const bin = opts.haproxyBin ?? findHaproxy();
-    if (!bin || !findHaproxy(bin)) {
-      throw new Error(`ingress: no haproxy binary found (${opts.haproxyBin ?? process.env.HAPROXY_BIN ?? 'haproxy on PATH'}): install haproxy or set HAPROXY_BIN`);
-    }
+    await launcher.prepare();
     // berth processes of one data dir starting together: one starts HAProxy, the others wait and
     // adopt it (HAProxy binds with SO_REUSEPORT, so a second one would not fail)
     const started = await locked(async () => {
@@ -264,11 +285,11 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
       await handOver();
       if (!(await portFree(opts.host, opts.port))) throw portTaken(opts.host, opts.port);
       const routes = savedRoutes(paths).map((r, slot) => ({ ...r, slot }));
-      writeConfig(paths, { host: opts.host, port: opts.port, slots: slotsFor(routes.length, opts.initialSlots), routes });
-      return startHaproxy(paths, { host: opts.host, port: opts.port, bin });
+      writeConfig(paths, { host: opts.host, port: opts.port, slots: slotsFor(routes.length, opts.initialSlots), routes, tls: opts.tls });
+      return launcher.start({ host: opts.host, port: opts.port });
     });
     if (started === null) return adopt();
-    logger.info({ pid: started, address: ingress.address, routes: savedRoutes(paths).length }, 'ingress: started HAProxy');
+    logger.info({ proxy: started, address: ingress.address, routes: savedRoutes(paths).length }, `ingress: started HAProxy (${launcher.description})`);
   }
 
   /** the Caddy an earlier berth left running for this data dir gives its port and routes to HAProxy */
@@ -303,6 +324,11 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
     list: () => serial(() => healing(async () => owned(await readLive()).map((s) => { const { slot: _, ...r } = routeOf(s); return r as RouteSpec; }))),
     // not behind the other calls: a drain waits for up to INGRESS_DRAIN_SECONDS, other deployments must not
     drain: (upstreams, timeoutMs, signal) => healing(() => drain(upstreams, timeoutMs, signal)),
+    httpsAddress: opts.tls?.httpsPort ? proxyAddress(opts.host, opts.tls.httpsPort).replace(/^http:/, 'https:') : null,
+    setDomain: (domain, target, https) => serial(() => healing(() => locked(() => tls.setDomain(domain, target, https)))),
+    removeDomain: (domain) => serial(() => healing(() => locked(() => tls.removeDomain(domain)))),
+    setCertificate: (host, chain, key) => serial(() => healing(() => locked(() => tls.setCertificate(host, chain, key)))),
+    removeCertificate: (host) => serial(() => healing(() => locked(() => tls.removeCertificate(host)))),
   };
   return ingress;
 }
