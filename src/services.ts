@@ -16,7 +16,7 @@ import { createEnvironmentsService, type EnvironmentsService } from './modules/e
 import { createDeploymentRulesService, type DeploymentRulesService } from './modules/deployment-rules/deployment-rules.service.ts';
 import { createTokensService, type TokensService } from './modules/tokens/tokens.service.ts';
 import { createVariablesService, type VariablesService } from './modules/variables/variables.service.ts';
-import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.ts';
+import { createDeploymentsService, insertServiceLog, type DeploymentsService } from './modules/deployments/deployments.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { createLlmProvidersService, type LlmProvidersService } from './modules/llm-providers/llm-providers.service.ts';
 import { createMcpServersService, type McpServersService } from './modules/mcp-servers/mcp-servers.service.ts';
@@ -30,6 +30,9 @@ import { createAuditService, type AuditService } from './modules/audit/audit.ser
 import { createGitPushService, type GitPushService } from './modules/git-push/git-push.service.ts';
 import { createPreviewsService, type PreviewsService } from './modules/previews/previews.service.ts';
 import { createStreamsService, type StreamsService } from './modules/streams/streams.service.ts';
+import { createDomainsService, type DomainsService } from './modules/domains/domains.service.ts';
+import { createDomainLifecycle } from './modules/domains/lifecycle.ts';
+import { createDomainDns } from './modules/domains/dns.ts';
 import { createDeploymentRunner, type DeploymentRunner } from './modules/deployments/runner.ts';
 import { uninstallOnRemoval } from './modules/deployments/uninstall-on-removal.ts';
 import { reservePublicPortsForClone } from './modules/services/databases/public-access.ts';
@@ -66,6 +69,7 @@ export interface Services {
   previews: PreviewsService;
   deploymentRunner: DeploymentRunner;
   streams: StreamsService;
+  domains: DomainsService;
 }
 
 export function createServices(platform: Platform): Services {
@@ -129,8 +133,21 @@ export function createServices(platform: Platform): Services {
     applyByType: { AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent({ ...platform, services, llmProviders, mcpServers }, target, log, signal, deployment) },
   });
   const streams = createStreamsService({ db, logger: platform.logger, deployments, scope });
+  const domains = createDomainsService({
+    db, config, queue, services, organizations,
+    lifecycle: createDomainLifecycle({
+      db, sealer, queue, config, logger: platform.logger, findService: (id) => services.findRow(id),
+      dns: createDomainDns({ resolvers: config.https.dnsResolvers, publicAddresses: config.https.publicAddresses, ingressHost: config.ingressHost }),
+      ingress: () => platform.engine.domainIngress,
+      eventScope: async (serviceId) => {
+        const s = await scope.serviceScope(serviceId);
+        return s ? { environmentMode: s.environmentMode, projectName: await projects.nameOf(s.projectId) } : null;
+      },
+      serviceLog: (tx, serviceId, message) => insertServiceLog(tx, null, serviceId, 'RUNTIME', message),
+    }),
+  });
   return {
-    streams, audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
+    domains, streams, audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
     llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules, deploymentRunner,
   };
 }

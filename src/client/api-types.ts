@@ -3320,6 +3320,165 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/application/{applicationId}/customDomain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List application custom domain */
+        get: operations["listApplicationCustomDomain"];
+        put?: never;
+        /** Create application custom domain */
+        post: operations["createApplicationCustomDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/application/{applicationId}/customDomain/{customDomainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get application custom domain */
+        get: operations["getApplicationCustomDomain"];
+        /** Edit custom domain */
+        put: operations["editCustomDomain"];
+        post?: never;
+        /** Delete custom domain */
+        delete: operations["deleteCustomDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/application/{applicationId}/customDomain/{customDomainId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get custom domain status */
+        get: operations["getCustomDomainStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/application/{applicationId}/checkCustomDomain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check every custom domain of the application against DNS now */
+        get: operations["checkApplicationCustomDomain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{containerId}/customDomain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List container custom domain */
+        get: operations["listContainerCustomDomain"];
+        put?: never;
+        /** Create container custom domain */
+        post: operations["createContainerCustomDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{containerId}/customDomain/{customDomainId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get container custom domain */
+        get: operations["getContainerCustomDomain"];
+        /** Edit container custom domain */
+        put: operations["editContainerCustomDomain"];
+        post?: never;
+        /** Delete container custom domain */
+        delete: operations["deleteContainerCustomDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{containerId}/customDomain/{customDomainId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get container custom domain status */
+        get: operations["getContainerCustomDomainStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/container/{containerId}/checkCustomDomain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Check every custom domain of the container against DNS now */
+        get: operations["checkContainerCustomDomain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/acme-challenge/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ACME CA's HTTP-01 challenge for a domain berth orders a certificate for (the ingress forwards it) */
+        get: operations["answerAcmeChallenge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gitWebhook/{organizationId}/{provider}": {
         parameters: {
             query?: never;
@@ -5106,7 +5265,7 @@ export interface components {
             target_url: string;
             description: string | null;
             enabled: boolean;
-            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED")[];
+            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED")[];
             project_names_filter: string[];
             environment_types_filter: string[];
             /** @description true when the signing secret was given as target_secret */
@@ -5169,6 +5328,60 @@ export interface components {
             gitea: string;
             /** @description the payload URL to give forgejo */
             forgejo: string;
+        };
+        "listApplicationCustomDomain.response.200.results.dns_record": {
+            /** @description CNAME (or A for an apex domain, which cannot hold a CNAME) */
+            type: string;
+            name: string;
+            value: string;
+        };
+        "listApplicationCustomDomain.response.200.results": {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            domain: string;
+            generate_certificate: boolean;
+            use_cdn: boolean;
+            /** @description berth's host name of the service: point a CNAME at it */
+            validation_domain: string;
+            /** @description VALIDATION_PENDING: waiting for DNS; CERTIFICATE_PENDING: ordering the certificate; ACTIVE: served; FAILED: the CA refused (message, retry_at) */
+            status: "VALIDATION_PENDING" | "CERTIFICATE_PENDING" | "ACTIVE" | "FAILED";
+            message: string | null;
+            dns_record: components["schemas"]["listApplicationCustomDomain.response.200.results.dns_record"];
+            certificate_expires_at: string | null;
+            /** @description FAILED: when berth orders the certificate again */
+            retry_at: string | null;
+            checked_at: string | null;
+        };
+        "listApplicationCustomDomain.response.200": {
+            results: components["schemas"]["listApplicationCustomDomain.response.200.results"][];
+        };
+        "createApplicationCustomDomain.request": {
+            /** @description the host name (internationalised names are stored as punycode); a wildcard (*.example.com) needs a DNS-01 provider */
+            domain: string;
+            /**
+             * @description false: a CDN or the user terminates TLS; berth serves the domain over HTTP only
+             * @default true
+             */
+            generate_certificate: boolean;
+            /**
+             * @description the domain is proxied by a CDN: its DNS is only checked to resolve to some address
+             * @default false
+             */
+            use_cdn: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        "checkApplicationCustomDomain.response.200.results": {
+            domain_name: string;
+            status: "RESOLVES_TO_IP" | "MATCHES_LOAD_BALANCER_HOST" | "DOMAIN_NOT_CONFIGURED" | "DOMAIN_LINKED_TO_WRONG_HOST" | "GENERIC_FAILURE";
+            error_details: string | null;
+        };
+        "checkApplicationCustomDomain.response.200": {
+            results: components["schemas"]["checkApplicationCustomDomain.response.200.results"][];
         };
     };
     responses: never;
@@ -29221,7 +29434,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
+                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -29246,7 +29459,7 @@ export interface operations {
                         target_url: string;
                         description: string | null;
                         enabled: boolean;
-                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED")[];
+                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED")[];
                         project_names_filter: string[];
                         environment_types_filter: string[];
                         /** @description true when the signing secret was given as target_secret */
@@ -29435,7 +29648,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
+                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -31088,6 +31301,1239 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApplicationCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApplicationCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "www.shop.example",
+                 *       "generate_certificate": true,
+                 *       "use_cdn": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["createApplicationCustomDomain.request"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApplicationCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "www.shop.example",
+                 *       "generate_certificate": false,
+                 *       "use_cdn": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["createApplicationCustomDomain.request"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomDomainStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkApplicationCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                applicationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["checkApplicationCustomDomain.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContainerCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createContainerCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "api.shop.example",
+                 *       "generate_certificate": true,
+                 *       "use_cdn": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["createApplicationCustomDomain.request"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContainerCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editContainerCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "domain": "api.shop.example",
+                 *       "generate_certificate": false,
+                 *       "use_cdn": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["createApplicationCustomDomain.request"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteContainerCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContainerCustomDomainStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+                customDomainId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listApplicationCustomDomain.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkContainerCustomDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                containerId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["checkApplicationCustomDomain.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    answerAcmeChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Success */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description Internal server error */

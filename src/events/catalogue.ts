@@ -42,6 +42,23 @@ const WorkflowRunEventPayload = Type.Object({
   duration_ms: Type.Union([Type.Integer(), Type.Null()]),
 }, { additionalProperties: true });
 
+/** payload of CUSTOM_DOMAIN_STATUS_CHANGED; the service id is also given under its type's name (application_id, container_id) */
+const CustomDomainEventPayload = Type.Object({
+  custom_domain_id: Id,
+  domain: Type.String(),
+  status: Type.String({ description: 'VALIDATION_PENDING, CERTIFICATE_PENDING, ACTIVE or FAILED' }),
+  previous_status: Type.String(),
+  message: Type.Union([Type.String(), Type.Null()], { description: 'what DNS answered and the record to create, or the CA\'s own words' }),
+  certificate_expires_at: Type.Union([Type.String(), Type.Null()]),
+  retry_at: Type.Union([Type.String(), Type.Null()]),
+  service_id: Id,
+  service_type: Type.String(),
+  service_name: Type.String(),
+  environment_id: Id,
+  project_id: Id,
+  organization_id: Id,
+}, { additionalProperties: true });
+
 /** payload of SERVICE_SCALED (decision 0338); the service id is also given under its type's name (application_id, container_id) */
 const ServiceScaledEventPayload = Type.Object({
   service_id: Id,
@@ -80,6 +97,7 @@ export const EVENT_KINDS = {
   WORKFLOW_RUN_SUCCEEDED: { description: 'an agentic workflow run succeeded', payload: WorkflowRunEventPayload },
   WORKFLOW_RUN_FAILED: { description: 'an agentic workflow run failed', payload: WorkflowRunEventPayload },
   SERVICE_SCALED: { description: 'an autoscaled application or container gained or lost a replica (docker engine, decision 0338)', payload: ServiceScaledEventPayload },
+  CUSTOM_DOMAIN_STATUS_CHANGED: { description: "a custom domain's lifecycle moved (waiting for DNS, ordering its certificate, active, failed: decision 0349)", payload: CustomDomainEventPayload },
 } as const satisfies Record<string, EventKindEntry>;
 
 export type EventKind = keyof typeof EVENT_KINDS;

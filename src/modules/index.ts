@@ -25,6 +25,7 @@ import { auditRoutes } from './audit/audit.routes.ts';
 import { streamRoutes } from './streams/streams.routes.ts';
 import { gitPushRoutes } from './git-push/git-push.routes.ts';
 import { previewRoutes } from './previews/previews.routes.ts';
+import { domainRoutes } from './domains/domains.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -51,4 +52,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   streamRoutes(app, ctx);
   gitPushRoutes(app, ctx);
   previewRoutes(app, ctx);
+  domainRoutes(app, ctx);
 }

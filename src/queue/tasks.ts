@@ -35,6 +35,10 @@ export const TASK_KINDS = {
   'jobs.run': { retryLimit: 0, retryDelay: 10, retryBackoff: false, expireInSeconds: 6 * 3600 },
   /** uninstall, through the engine, the services of environments that were deleted (a snapshot in the payload) */
   'engine.uninstall': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
+  /** move one custom domain's lifecycle on: check its DNS, order or renew its certificate, install it on the ingress */
+  'domains.advance': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+  /** every minute: advance the custom domains waiting for DNS or a certificate, failed ones due again, and renewals */
+  'domains.visit': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
 } as const satisfies Record<string, TaskKindOptions>;
 
 export type TaskKind = keyof typeof TASK_KINDS;

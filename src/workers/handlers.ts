@@ -45,6 +45,12 @@ export const TASK_HANDLERS = {
   'jobs.schedule': { run: (ctx) => tickJobSchedules(ctx) },
   'jobs.run': { run: async (ctx, payload) => { if (typeof payload.runId === 'string') await executeJobRun(ctx, payload.runId); }, concurrency: 4 },
   'engine.uninstall': { run: (ctx, payload) => runEngineUninstall(ctx, (payload.services ?? []) as Parameters<typeof runEngineUninstall>[1]) },
+  'domains.advance': { run: (ctx, payload) => ctx.services.domains.lifecycle.advance(String(payload.domainId)), concurrency: 2 },
+  'domains.visit': {
+    run: (ctx) => ctx.services.domains.lifecycle.visit(),
+    // at start: the ingress serves every domain and certificate the store holds
+    atStart: async (ctx) => { await ctx.services.domains.lifecycle.syncIngress().catch((err) => ctx.logger.error({ err }, 'custom domains: syncing the ingress failed')); },
+  },
 } satisfies Record<TaskKind, TaskHandlerEntry>;
 
 /** the recurring kinds: a pg-boss schedule (cron, UTC) makes one task per slot across processes */
@@ -53,6 +59,7 @@ export const TASK_SCHEDULES: Readonly<Partial<Record<TaskKind, string>>> = {
   'deployments.sweep': '* * * * *',
   'workflows.schedule': '* * * * *',
   'jobs.schedule': '* * * * *',
+  'domains.visit': '* * * * *',
 };
 
 /** per queue: the kinds subscribed on it, each with the context its handler uses now */

@@ -4,6 +4,7 @@
 // pre-fills); the tests send the same objects as their fixtures, so an example that stops
 // working fails a test. test/foundation/request-examples.test.ts checks that every request body
 // of /openapi.json has one and that it validates against its schema as the app validates bodies.
+import { domainExamples } from './domains.ts';
 import { hierarchyExamples } from './hierarchy.ts';
 import { cancelExamples, serviceExamples } from './services.ts';
 import { variableExamplesByOperation } from './variables.ts';
@@ -15,6 +16,7 @@ const BY_OPERATION: Readonly<Record<string, unknown>> = Object.freeze({
   ...cancelExamples,
   ...variableExamplesByOperation(),
   ...workflowExamples,
+  ...domainExamples,
 });
 
 /** operationIds that have an example of their own */

@@ -29,7 +29,7 @@ const SUBS: Record<string, string> = {
   environmentVariable: 'VARIABLE', secret: 'SECRET', deploymentRule: 'DEPLOYMENT_RULE', advancedSettings: 'ADVANCED_SETTINGS',
   apiToken: 'API_TOKEN', member: 'MEMBER_ROLE', inviteMember: 'INVITATION', annotationsGroup: 'ANNOTATIONS_GROUP',
   labelsGroup: 'LABELS_GROUP', transferOwnership: 'TRANSFER_OWNERSHIP', llmProvider: 'CONFIG', mcpServer: 'MCP_SERVER', gitToken: 'GIT_TOKEN',
-  gitWebhook: 'GIT_WEBHOOK',
+  gitWebhook: 'GIT_WEBHOOK', customDomain: 'CUSTOM_DOMAIN',
 };
 
 const LOOKUPS: Record<string, LookupKind> = { variable: 'variable', llmProvider: 'llmProvider', mcpServer: 'mcpServer', deployment: 'deployment', deploymentQueue: 'deployment' };
