@@ -26,9 +26,9 @@ export interface CliServer {
   close(): Promise<void>;
 }
 
-export async function startCliServer(): Promise<CliServer> {
+export async function startCliServer(options: { env?: Record<string, string> } = {}): Promise<CliServer> {
   configureSimulatedEngine({ stepMs: 40 });
-  const t = await startTestApp();
+  const t = await startTestApp({ ...(options.env ? { env: options.env } : {}) });
   await startDeploymentWorkers(t.ctx);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

@@ -174,6 +174,32 @@ function buildProgram(): Command {
     .addHelpText('after', examples(['berth open web', 'xdg-open "$(berth open web | head -1)"']))
     .action(run(async () => (await import('./commands/services.ts')).open));
 
+  const domains = withTarget(program.command('domains').argument('[service]', 'application or container (name or id): list its domains')
+    .description("custom domains of an application or container: list, add (prints the DNS record to create), rm, check DNS now"))
+    .addOption(json)
+    .addHelpText('after', examples(['berth domains web', 'berth domains add web shop.example.com', 'berth domains add web www.example.com --cdn --no-certificate',
+      'berth domains check web', 'berth domains rm web shop.example.com']))
+    .action(run(async () => (await import('./commands/domains.ts')).list));
+  withTarget(domains.command('list').argument('<service>', 'application or container (name or id)')
+    .description('its custom domains: status, the DNS record to create while berth waits for DNS, and why it waits or failed')).addOption(json)
+    .addHelpText('after', examples(['berth domains list web', 'berth domains list web --json']))
+    .action(run(async () => (await import('./commands/domains.ts')).list));
+  withTarget(domains.command('add').argument('<service>', 'application or container (name or id)').argument('<domain>', 'the host name, e.g. shop.example.com')
+    .description('add a custom domain and print the DNS record to create; berth then checks DNS and orders its certificate'))
+    .option('--no-certificate', 'no certificate from berth: a CDN or you terminate TLS (served over HTTP)')
+    .option('--cdn', 'the domain is proxied by a CDN: DNS only has to resolve')
+    .addOption(json)
+    .addHelpText('after', examples(['berth domains add web shop.example.com', 'berth domains add web Bücher.example.org', 'berth domains add web www.example.com --cdn --no-certificate']))
+    .action(run(async () => (await import('./commands/domains.ts')).add));
+  withTarget(domains.command('rm').alias('remove').argument('<service>', 'application or container (name or id)').argument('<domain>', 'the domain (its name or id)')
+    .description('remove a custom domain: its route and certificate leave the ingress')).addOption(json)
+    .addHelpText('after', examples(['berth domains rm web shop.example.com']))
+    .action(run(async () => (await import('./commands/domains.ts')).remove));
+  withTarget(domains.command('check').argument('<service>', 'application or container (name or id)')
+    .description('ask DNS now where each custom domain points, and what to change when it is not berth')).addOption(json)
+    .addHelpText('after', examples(['berth domains check web', 'berth domains check web --json']))
+    .action(run(async () => (await import('./commands/domains.ts')).check));
+
   return program;
 }
 
