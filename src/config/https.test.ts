@@ -19,7 +19,7 @@ const refused = (env: Record<string, string>, variable: string, detail?: RegExp)
 
 test('defaults: 8443 beside the default INGRESS_PORT 8000, Let\'s Encrypt, the system\'s resolvers, a third of the lifetime', () => {
   assert.deepEqual(httpsConfig({}), {
-    port: 8443, acmeDirectoryUrl: LETS_ENCRYPT_DIRECTORY, acmeEmail: null, acmeCaBundle: null, dnsResolvers: [], publicAddresses: [], renewalFraction: 1 / 3, dns01: null,
+    port: 8443, acmeDirectoryUrl: LETS_ENCRYPT_DIRECTORY, acmeEmail: null, acmeCaBundle: null, dnsResolvers: [], publicAddresses: [], renewalFraction: 1 / 3, dns01: null, ingressDomainHttps: false,
   });
   assert.equal(httpsConfig({ INGRESS_PORT: '' }).port, 8443);
 });
@@ -97,4 +97,19 @@ test('ACME_DNS01_RFC2136_*: all of server, key name and secret or none; port 53,
   refused({ ...full, ACME_DNS01_RFC2136_KEY_NAME: 'bad key' }, 'ACME_DNS01_RFC2136_KEY_NAME');
   refused({ ...full, ACME_DNS01_RFC2136_ZONE: 'bad..zone' }, 'ACME_DNS01_RFC2136_ZONE');
   assert.throws(() => loadConfig({ DATA_DIR: '/nonexistent', LOG_LEVEL: 'silent', ACME_DNS01_RFC2136_KEY_NAME: 'k' }), /ACME_DNS01_RFC2136_SERVER is missing/);
+});
+
+test('INGRESS_DOMAIN_HTTPS: auto is on for a public INGRESS_DOMAIN with a DNS-01 provider and an HTTPS port; on without them is refused', () => {
+  const dns01 = { ACME_DNS01_RFC2136_SERVER: '127.0.0.1:5353', ACME_DNS01_RFC2136_KEY_NAME: 'berth', ACME_DNS01_RFC2136_KEY_SECRET: Buffer.alloc(32, 7).toString('base64') };
+  assert.equal(httpsConfig({ INGRESS_DOMAIN: 'apps.example.com', ...dns01 }).ingressDomainHttps, true);
+  assert.equal(httpsConfig({ INGRESS_DOMAIN: 'apps.example.com' }).ingressDomainHttps, false, 'no DNS-01 provider');
+  assert.equal(httpsConfig({ INGRESS_DOMAIN: 'apps.example.com', INGRESS_HTTPS_PORT: '0', ...dns01 }).ingressDomainHttps, false, 'no HTTPS listener');
+  for (const domain of ['localhost', 'shop.test', 'apps.localhost', 'corp.internal', 'box.local', 'printer.home.arpa', 'example']) {
+    assert.equal(httpsConfig({ INGRESS_DOMAIN: domain, ...dns01 }).ingressDomainHttps, false, domain);
+  }
+  assert.equal(httpsConfig({ INGRESS_DOMAIN: 'shop.test', INGRESS_DOMAIN_HTTPS: 'on', ...dns01 }).ingressDomainHttps, true);
+  assert.equal(httpsConfig({ INGRESS_DOMAIN: 'apps.example.com', INGRESS_DOMAIN_HTTPS: 'off', ...dns01 }).ingressDomainHttps, false);
+  refused({ INGRESS_DOMAIN_HTTPS: 'on' }, 'INGRESS_DOMAIN_HTTPS=on', /DNS-01 provider/);
+  refused({ INGRESS_DOMAIN_HTTPS: 'on', INGRESS_HTTPS_PORT: '0', ...dns01 }, 'INGRESS_DOMAIN_HTTPS=on', /INGRESS_HTTPS_PORT/);
+  refused({ INGRESS_DOMAIN_HTTPS: 'yes' }, 'INGRESS_DOMAIN_HTTPS');
 });

@@ -23,6 +23,9 @@ export interface HttpsConfig {
   readonly renewalFraction: number;
   /** ACME_DNS01_RFC2136_*: the DNS-01 provider (RFC 2136 dynamic updates signed with TSIG) wildcards get certificates through; null: none */
   readonly dns01: Rfc2136Config | null;
+  /** INGRESS_DOMAIN_HTTPS (auto|on|off): the services' own hosts get HTTPS through one wildcard certificate
+   * for *.INGRESS_DOMAIN (DNS-01); auto: on when INGRESS_DOMAIN is a public name and a DNS-01 provider and HTTPS port are set */
+  readonly ingressDomainHttps: boolean;
 }
 
 export type TsigAlgorithm = 'hmac-sha256' | 'hmac-sha512';
@@ -122,8 +125,24 @@ export function httpsConfig(env: Env): HttpsConfig {
   if (!Number.isFinite(renewalFraction) || renewalFraction <= 0 || renewalFraction > 1) {
     throw new ConfigError(`CERTIFICATE_RENEWAL_FRACTION must be a number above 0 and at most 1, got "${rawFraction}"`);
   }
+  const dns01 = dns01Config(env);
   return {
     port, acmeDirectoryUrl: directory, acmeEmail: email, acmeCaBundle: env.ACME_CA_BUNDLE || null,
-    dnsResolvers, publicAddresses, renewalFraction, dns01: dns01Config(env),
+    dnsResolvers, publicAddresses, renewalFraction, dns01, ingressDomainHttps: ingressDomainHttps(env, port, dns01 !== null),
   };
+}
+
+/** names that are never public: loopback, the reserved test and documentation names, local networks */
+const PRIVATE_SUFFIX = /(^|\.)(localhost|test|example|invalid|local|internal|lan|home\.arpa)$/;
+
+function ingressDomainHttps(env: Env, port: number | null, dns01: boolean): boolean {
+  const mode = (env.INGRESS_DOMAIN_HTTPS || 'auto').trim().toLowerCase();
+  if (!['auto', 'on', 'off'].includes(mode)) throw new ConfigError(`INGRESS_DOMAIN_HTTPS must be auto, on or off, got "${env.INGRESS_DOMAIN_HTTPS}"`);
+  const domain = (env.INGRESS_DOMAIN || 'localhost').trim().toLowerCase().replace(/^\.+|\.+$/g, '');
+  const publicName = domain.includes('.') && !PRIVATE_SUFFIX.test(domain);
+  if (mode === 'off') return false;
+  if (mode === 'auto') return port !== null && dns01 && publicName;
+  if (port === null) throw new ConfigError('INGRESS_DOMAIN_HTTPS=on needs the ingress\'s HTTPS listener: INGRESS_HTTPS_PORT is 0');
+  if (!dns01) throw new ConfigError(`INGRESS_DOMAIN_HTTPS=on needs a DNS-01 provider (ACME_DNS01_RFC2136_SERVER, _KEY_NAME, _KEY_SECRET): the hosts under ${domain} share one wildcard certificate, which only DNS-01 can get`);
+  return true;
 }

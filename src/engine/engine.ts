@@ -84,6 +84,8 @@ export interface DomainIngress {
   /** route `domain` as the service host `target`; `https`: its certificate is live and HTTP redirects */
   setDomain(domain: string, target: string, https: boolean): Promise<void>;
   removeDomain(domain: string): Promise<void>;
+  /** HTTP to `host` (or every host one label under a `*.` name) redirects to HTTPS: its certificate is live */
+  setHttps(host: string, on: boolean): Promise<void>;
   /** install or replace the certificate served for `host` (no reload: open connections keep theirs) */
   setCertificate(host: string, chainPem: string, keyPem: string): Promise<void>;
   removeCertificate(host: string): Promise<void>;

@@ -26,3 +26,12 @@ test('port 80 is left out of the URL and names become DNS labels', () => {
   const [link] = publicLinks({ domain: 'apps.example.com', port: 80 }, { slug: 'x', environmentId: env, ports: [{ internal_port: 3000, publicly_accessible: true }] });
   assert.equal(link!.url, 'http://x-0a1b2c3d.apps.example.com');
 });
+
+test('with the hosts\' certificate live (httpsPort) URLs are https, 443 left out', () => {
+  const ports = [{ internal_port: 8080, publicly_accessible: true }];
+  const on8443 = publicLinks({ ...settings, httpsPort: 8443 }, { slug: 'web', environmentId: env, ports });
+  assert.deepEqual(on8443.map((l) => [l.url, l.external_port]), [['https://web-0a1b2c3d.localhost:8443', 8443], ['https://p8080-web-0a1b2c3d.localhost:8443', 8443]]);
+  const on443 = publicLinks({ domain: 'apps.example.com', port: 80, httpsPort: 443 }, { slug: 'web', environmentId: env, ports });
+  assert.equal(on443[0]!.url, 'https://web-0a1b2c3d.apps.example.com');
+  assert.equal(publicLinks({ ...settings, httpsPort: null }, { slug: 'web', environmentId: env, ports })[0]!.url, 'http://web-0a1b2c3d.localhost:8000');
+});

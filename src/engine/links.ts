@@ -7,6 +7,8 @@ export interface IngressSettings {
   domain: string;
   /** INGRESS_PORT: left out of URLs when it is 80 */
   port: number;
+  /** the HTTPS listener when the hosts have a live certificate (INGRESS_DOMAIN_HTTPS): URLs are https, the port left out when it is 443 */
+  httpsPort?: number | null;
 }
 
 export interface LinkService {
@@ -43,14 +45,17 @@ export function publicLinks(settings: IngressSettings, service: LinkService): Pu
   const open = service.ports.filter((p) => p.publicly_accessible);
   if (open.length === 0) return [];
   const preferred = open.find((p) => p.is_default) ?? open[0]!;
-  const suffix = settings.port === 80 ? '' : `:${settings.port}`;
+  const https = settings.httpsPort ?? null;
+  const scheme = https === null ? 'http' : 'https';
+  const port = https ?? settings.port;
+  const suffix = port === (https === null ? 80 : 443) ? '' : `:${port}`;
   const links: PublicLink[] = [];
   for (const p of open) {
     const isDefault = p === preferred;
     const hosts = isDefault ? [serviceHost(settings, service), serviceHost(settings, service, p.internal_port)] : [serviceHost(settings, service, p.internal_port)];
     for (const host of hosts) {
       links.push({
-        host, url: `http://${host}${suffix}`, internal_port: p.internal_port, external_port: settings.port,
+        host, url: `${scheme}://${host}${suffix}`, internal_port: p.internal_port, external_port: port,
         is_qovery_domain: true, is_default: isDefault && host === hosts[0],
       });
     }

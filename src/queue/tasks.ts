@@ -37,6 +37,8 @@ export const TASK_KINDS = {
   'engine.uninstall': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 900 },
   /** move one custom domain's lifecycle on: check its DNS, order or renew its certificate, install it on the ingress */
   'domains.advance': { retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: 600 },
+  /** order or renew the wildcard certificate of INGRESS_DOMAIN's hosts (INGRESS_DOMAIN_HTTPS) and install it on the ingress */
+  'domains.certify-ingress-domain': { retryLimit: 1, retryDelay: 60, retryBackoff: false, expireInSeconds: 900 },
   /** every minute: advance the custom domains waiting for DNS or a certificate, failed ones due again, and renewals */
   'domains.visit': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
 } as const satisfies Record<string, TaskKindOptions>;

@@ -46,6 +46,7 @@ export const TASK_HANDLERS = {
   'jobs.run': { run: async (ctx, payload) => { if (typeof payload.runId === 'string') await executeJobRun(ctx, payload.runId); }, concurrency: 4 },
   'engine.uninstall': { run: (ctx, payload) => runEngineUninstall(ctx, (payload.services ?? []) as Parameters<typeof runEngineUninstall>[1]) },
   'domains.advance': { run: (ctx, payload) => ctx.services.domains.lifecycle.advance(String(payload.domainId)), concurrency: 2 },
+  'domains.certify-ingress-domain': { run: (ctx) => ctx.services.domains.lifecycle.certifyIngressDomain() },
   'domains.visit': {
     run: (ctx) => ctx.services.domains.lifecycle.visit(),
     // at start: the ingress serves every domain and certificate the store holds

@@ -124,6 +124,9 @@ export function tlsEditor(dir: string, call: Call) {
       await setMapEntry(DOMAINS_MAP, checkHost(domain), checkHost(target));
       await setMapEntry(HTTPS_MAP, domain, https ? '1' : null);
     },
+    async setHttps(host: string, on: boolean): Promise<void> {
+      await setMapEntry(HTTPS_MAP, checkHost(host), on ? '1' : null);
+    },
     async removeDomain(domain: string): Promise<void> {
       await setMapEntry(DOMAINS_MAP, checkHost(domain), null);
       await setMapEntry(HTTPS_MAP, domain, null);

@@ -47,6 +47,8 @@ export interface Ingress {
   /** route a custom domain as the service host `target` (an alias a redeploy never touches); `https`: its certificate is live, HTTP redirects */
   setDomain(domain: string, target: string, https: boolean): Promise<void>;
   removeDomain(domain: string): Promise<void>;
+  /** HTTP to `host` (a `*.` name: every host one label under it) redirects to HTTPS */
+  setHttps(host: string, on: boolean): Promise<void>;
   /** install or replace the certificate served for `host` (runtime API, no reload: open connections keep theirs) */
   setCertificate(host: string, chainPem: string, keyPem: string): Promise<void>;
   removeCertificate(host: string): Promise<void>;
@@ -327,6 +329,7 @@ export function createHaproxyIngress(opts: HaproxyOptions): Ingress {
     httpsAddress: opts.tls?.httpsPort ? proxyAddress(opts.host, opts.tls.httpsPort).replace(/^http:/, 'https:') : null,
     setDomain: (domain, target, https) => serial(() => healing(() => locked(() => tls.setDomain(domain, target, https)))),
     removeDomain: (domain) => serial(() => healing(() => locked(() => tls.removeDomain(domain)))),
+    setHttps: (host, on) => serial(() => healing(() => locked(() => tls.setHttps(host, on)))),
     setCertificate: (host, chain, key) => serial(() => healing(() => locked(() => tls.setCertificate(host, chain, key)))),
     removeCertificate: (host) => serial(() => healing(() => locked(() => tls.removeCertificate(host)))),
   };

@@ -77,7 +77,7 @@ export const readTools = [
         serviceSettings(call, s.service_id, s.service_type),
         ctx.services.services.status(principal, s.service_id, s.service_type, label),
         LINKED.has(s.service_type)
-          ? serviceLinks({ db: ctx.db, config: ctx.config, services: ctx.services.services, engine: ctx.engine }, principal, s.service_id, s.service_type as 'APPLICATION' | 'CONTAINER', label)
+          ? serviceLinks({ db: ctx.db, config: ctx.config, services: ctx.services.services, engine: ctx.engine, defaultHostsHttps: () => ctx.services.domains.defaultHostsHttps() }, principal, s.service_id, s.service_type as 'APPLICATION' | 'CONTAINER', label)
           : null,
       ]);
       return {

@@ -120,3 +120,21 @@ export async function challengeAnswer(db: Queryable, token: string): Promise<str
 export async function dropChallenge(db: Queryable, token: string): Promise<void> {
   await db.query('delete from acme_challenges where token = $1', [token]);
 }
+
+export interface OrderRow { host: string; attempts: number; retry_at: Date | null; message: string | null }
+
+export async function findOrder(db: Queryable, host: string): Promise<OrderRow | null> {
+  return (await db.query<OrderRow>('select host, attempts, retry_at, message from certificate_orders where host = $1', [host]))[0] ?? null;
+}
+
+/** a failed order of `host`: its attempts, when it is tried again and the CA's words; null clears it (the order succeeded) */
+export async function setOrder(db: Queryable, host: string, failure: { attempts: number; retryAt: Date; message: string } | null): Promise<void> {
+  if (failure === null) {
+    await db.query('delete from certificate_orders where host = $1', [host]);
+    return;
+  }
+  await db.query(
+    `insert into certificate_orders (host, attempts, retry_at, message) values ($1, $2, $3, $4)
+     on conflict (host) do update set attempts = excluded.attempts, retry_at = excluded.retry_at, message = excluded.message, updated_at = now()`,
+    [host, failure.attempts, failure.retryAt, failure.message]);
+}

@@ -31,6 +31,8 @@ export interface DomainsService {
   check(p: Principal, type: DomainServiceType, serviceId: string): Promise<{ results: CheckedCustomDomain[] }>;
   /** the key authorization of a pending HTTP-01 challenge, for the CA (no principal: the CA asks) */
   challengeAnswer(token: string): Promise<string | null>;
+  /** the HTTPS port the services' own URLs use once their wildcard certificate is held (INGRESS_DOMAIN_HTTPS); null: http */
+  defaultHostsHttps(): Promise<number | null>;
   readonly lifecycle: DomainLifecycle;
 }
 
@@ -130,5 +132,6 @@ export function createDomainsService(deps: DomainsDeps): DomainsService {
       return { results };
     },
     challengeAnswer: (token) => repo.challengeAnswer(db, token),
+    defaultHostsHttps: () => lifecycle.defaultHostsHttps(),
   };
 }

@@ -16,6 +16,7 @@ import { AcmeRefusal, orderCertificate } from './acme.ts';
 import type { DomainDns } from './dns.ts';
 import { judge, passes, renewalDue, retryAt, type Verdict } from './domains.rules.ts';
 import * as repo from './domains.repo.ts';
+import { createIngressDomainCertificate } from './ingress-domain.ts';
 
 /** a service's row as the services module hands it to other modules (its repo is its own) */
 export type ServiceRow = NonNullable<Awaited<ReturnType<ServicesService['findRow']>>>;
@@ -37,6 +38,7 @@ export const validationDomain = (config: Config, service: Pick<ServiceRow, 'slug
 
 export function createDomainLifecycle(deps: LifecycleDeps) {
   const { db, config } = deps;
+  const ingressDomain = createIngressDomainCertificate(deps);
 
   /** a domain's DNS as the check sees it */
   async function check(row: Pick<repo.DomainRow, 'domain' | 'use_cdn'>, service: ServiceRow): Promise<Verdict> {
@@ -141,6 +143,10 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
       await deps.queue.enqueue(db, 'domains.advance', { domainId: row.id }, { singletonKey: row.id });
       queued++;
     }
+    if (await ingressDomain.due()) {
+      await deps.queue.enqueue(db, 'domains.certify-ingress-domain', {}, { singletonKey: 'ingress-domain' });
+      queued++;
+    }
     return queued;
   }
 
@@ -148,6 +154,7 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
   async function syncIngress(): Promise<void> {
     const ingress = deps.ingress();
     if (!ingress) return;
+    await ingressDomain.install();
     for (const row of await repo.routableDomains(db)) {
       const service = await deps.findService(row.service_id);
       if (!service) continue;
@@ -170,7 +177,7 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
     }
   }
 
-  return { check, advance, visit, syncIngress, release };
+  return { check, advance, visit, syncIngress, release, certifyIngressDomain: ingressDomain.certify, defaultHostsHttps: ingressDomain.httpsPort };
 }
 
 export type DomainLifecycle = ReturnType<typeof createDomainLifecycle>;

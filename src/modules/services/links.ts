@@ -1,6 +1,6 @@
 // GET /{application,container}/{id}/link: the public addresses of a service's publicly accessible
 // ports, computed by the engine's one pure function (publicLinks) from the ingress settings in
-// configuration and the ports of the stored spec. A docker engine without its ingress proxy (haproxy
+// configuration and the ports of the stored spec (https once the hosts' wildcard certificate is live, decision 0349). A docker engine without its ingress proxy (haproxy
 // missing) hands out none and says why; the simulated engine shows what a real one would serve and
 // says that they do not answer (public_urls_unavailable_reason).
 import type { Config } from '../../config/config.ts';
@@ -16,7 +16,11 @@ interface ServiceLink {
 
 export interface ServiceLinks { results: ServiceLink[]; public_urls_unavailable_reason: string | null }
 
-export async function serviceLinks(deps: { db: Db; config: Config; services: ServicesService; engine: Pick<EngineDriver, 'real' | 'publicUrlsUnavailable'> },
+export async function serviceLinks(deps: {
+  db: Db; config: Config; services: ServicesService; engine: Pick<EngineDriver, 'real' | 'publicUrlsUnavailable'>;
+  /** the HTTPS port once the services' own hosts have a live certificate (INGRESS_DOMAIN_HTTPS), else null */
+  defaultHostsHttps: () => Promise<number | null>;
+},
   p: Principal, id: string, type: 'APPLICATION' | 'CONTAINER', label: string): Promise<ServiceLinks> {
   const { row } = await deps.services.authorizedRow(p, id, type, label, 'read');
   const loaded = await describeServiceRow(deps.db, row);
@@ -25,7 +29,8 @@ export async function serviceLinks(deps: { db: Db; config: Config; services: Ser
   const reason = ports.some((p) => p.publicly_accessible) ? deps.engine.publicUrlsUnavailable : null;
   // a real engine without an ingress hands out no address that cannot answer; the simulated one
   // shows what a real engine would serve, and says so
-  const links = reason && deps.engine.real ? [] : publicLinks({ domain: deps.config.ingressDomain, port: deps.config.ingressPort }, { slug: row.slug, environmentId: row.environment_id, ports });
+  const settings = { domain: deps.config.ingressDomain, port: deps.config.ingressPort, httpsPort: await deps.defaultHostsHttps() };
+  const links = reason && deps.engine.real ? [] : publicLinks(settings, { slug: row.slug, environmentId: row.environment_id, ports });
   return {
     results: links.map((l) => ({
       service_id: row.id, service_type: row.type, url: l.url, internal_port: l.internal_port, external_port: l.external_port,

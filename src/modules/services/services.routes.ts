@@ -73,7 +73,7 @@ function serviceRouteKinds(ctx: AppContext) {
         tags: [f.tag], operationId, params: idParams(f.param), response: { 200: LinkList },
         summary: 'Public URLs of the publicly accessible ports (INGRESS_DOMAIN, INGRESS_PORT); on the simulated engine nothing is deployed, so they do not answer',
       },
-      handler: async (req: FastifyRequest) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc, engine: ctx.engine }, req.principal, idOf(req, f), f.type, f.label),
+      handler: async (req: FastifyRequest) => serviceLinks({ db: ctx.db, config: ctx.config, services: svc, engine: ctx.engine, defaultHostsHttps: () => ctx.services.domains.defaultHostsHttps() }, req.principal, idOf(req, f), f.type, f.label),
     }),
     /** GET /<type>/{id}/advancedSettings */
     getSettings: (s: Settings, operationId: string) => {
