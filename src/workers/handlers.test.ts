@@ -31,11 +31,13 @@ test('subscribeTasks: each kind once per queue, with its concurrency and schedul
   } as unknown as TaskQueue;
   const ticked: string[] = [];
   let sweeps = 0;
+  let syncs = 0;
   const context = (name: string) => ({
     name, queue, logger: { error() {} },
     services: {
       workflowRuns: { tickSchedules: async () => { ticked.push(name); return 0; } },
       deploymentRunner: { sweep: async () => { sweeps++; return { resumed: 0, failed: 0 }; } },
+      domains: { lifecycle: { syncIngress: async () => { syncs++; } } },
     },
   }) as unknown as AppContext;
 
@@ -45,6 +47,7 @@ test('subscribeTasks: each kind once per queue, with its concurrency and schedul
   assert.deepEqual(scheduled.sort((a, b) => a.kind.localeCompare(b.kind)),
     Object.entries(TASK_SCHEDULES).map(([kind, cron]) => ({ kind, cron })).sort((a, b) => a.kind.localeCompare(b.kind)));
   assert.equal(sweeps, 1, 'the deployment sweep ran once at start');
+  assert.equal(syncs, 1, 'the ingress got the stored domains and certificates once at start');
 
   await subscribeTasks(context('second'), ['workflows.schedule', 'deployments.sweep']);
   assert.equal(worked.length, Object.keys(TASK_KINDS).length, 'nothing subscribed twice');
