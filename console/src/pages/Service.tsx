@@ -1,6 +1,6 @@
 // One service (application, container, database or job): live status and public link, the
 // actions (deploy, redeploy, restart; stop and delete after a confirmation), its settings form,
-// its deployments with the latest one's log live, its variables and secrets, and a link to its
+// its deployments with the latest one's log live, its custom domains (Domains.tsx), its variables and secrets, and a link to its
 // advanced settings (pages/AdvancedSettings.tsx).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -13,6 +13,7 @@ import type { PageProps } from '../page-props.ts';
 import { EDIT_FIELDS, LABEL, type ServiceKind } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';
+import { Domains } from '../Domains.tsx';
 import { DeploymentLog } from './Deployment.tsx';
 import { RuntimeLog } from './RuntimeLog.tsx';
 import { useEnvironment, useEnvironmentCrumbs, useLiveStatuses } from './Environment.tsx';
@@ -130,6 +131,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
           </table>
         )}
       </section>
+      {(p.kind === 'application' || p.kind === 'container') && <Domains kind={p.kind} id={p.id} canWrite={caps.canWrite} />}
       <RuntimeLog kind={p.kind} id={p.id} />
       {p.kind !== 'database' && <Variables scope={p.kind} parentId={p.id} canWrite={caps.canWrite} />}
     </Frame>
