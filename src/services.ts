@@ -16,7 +16,7 @@ import { createEnvironmentsService, type EnvironmentsService } from './modules/e
 import { createDeploymentRulesService, type DeploymentRulesService } from './modules/deployment-rules/deployment-rules.service.ts';
 import { createTokensService, type TokensService } from './modules/tokens/tokens.service.ts';
 import { createVariablesService, type VariablesService } from './modules/variables/variables.service.ts';
-import { createDeploymentsService, insertServiceLog, type DeploymentsService } from './modules/deployments/deployments.service.ts';
+import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
 import { createLlmProvidersService, type LlmProvidersService } from './modules/llm-providers/llm-providers.service.ts';
 import { createMcpServersService, type McpServersService } from './modules/mcp-servers/mcp-servers.service.ts';
@@ -94,6 +94,7 @@ export function createServices(platform: Platform): Services {
   const projects = createProjectsService({ db, organizations, prepareEnvironmentRemoval: (tx, orgId, ids) => environments.prepareRemoval(tx, orgId, ids) });
   const environments = createEnvironmentsService({
     db, scope, projects, sealer, clusters,
+    lockDeployments: (tx, ids) => deployments.lockEnvironments(tx, ids),
     afterClone: async (tx, clone) => {
       await copyVariables(tx, sealer, clone);
       await copyWorkflowsOnClone(tx, clone);
@@ -123,7 +124,7 @@ export function createServices(platform: Platform): Services {
     db, sealer, scope, config, engine: platform.engine, logger: platform.logger, beforeRemoval: (tx, ids) => uninstall.services(tx, ids),
   });
   const serviceGroups = createServiceGroupsService({ db, organizations });
-  const jobRuns = createJobRunsService({ db, scope });
+  const jobRuns = createJobRunsService({ db, scope, deployments });
   const audit = createAuditService({ db, organizations });
   const previews = createPreviewsService({ db, scope, environments, deployments, config });
   const gitPush = createGitPushService({ db, sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
@@ -143,7 +144,7 @@ export function createServices(platform: Platform): Services {
         const s = await scope.serviceScope(serviceId);
         return s ? { environmentMode: s.environmentMode, projectName: await projects.nameOf(s.projectId) } : null;
       },
-      serviceLog: (tx, serviceId, message) => insertServiceLog(tx, null, serviceId, 'RUNTIME', message),
+      serviceLog: (tx, serviceId, message) => deployments.appendLog(tx, null, serviceId, 'RUNTIME', message),
     }),
   });
   return {

@@ -36,7 +36,7 @@ export interface AutoscaleSettings {
   readyTimeoutMs: number;
 }
 
-type Ctx = Pick<AppContext, 'db' | 'queue' | 'sealer' | 'logger' | 'config' | 'engine'>;
+type Ctx = Pick<AppContext, 'db' | 'queue' | 'sealer' | 'logger' | 'config' | 'engine'> & { services: { deployments: Pick<AppContext['services']['deployments'], 'appendLog'> } };
 
 function autoscaleSettings(config: Ctx['config']): AutoscaleSettings {
   return {
@@ -80,7 +80,7 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
 
   async function record(s: AutoscaleCandidate, policy: AutoscalePolicy, from: number, to: number, decision: Decision, metrics: MetricReading[]): Promise<void> {
     const message = scaleMessage(from, to, decision, metrics, windowMs / 1000, policy, settings.downStabilizationSeconds);
-    await db.transaction((tx) => recordScale(tx, { queue: ctx.queue }, {
+    await db.transaction((tx) => recordScale(tx, { queue: ctx.queue, appendLog: ctx.services.deployments.appendLog }, {
       service: s, from, to, min: policy.min, max: policy.max, reason: decision.why === 'metrics' ? 'METRICS' : decision.why === 'min' ? 'MIN' : 'MAX',
       metrics, windowSeconds: windowMs / 1000, message,
     }));
@@ -129,7 +129,7 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
     await markScaling(db, nameOf(victim), settings.drainSeconds + service.deployment.graceSeconds + 120);
     try {
       await retireReplica(docker, ingress, victim, serving.filter((c) => c !== victim), service, drainMs,
-        (_kind, message) => autoscaleNote(db, s, message), signal);
+        (_kind, message) => autoscaleNote(db, ctx.services.deployments.appendLog, s, message), signal);
     } catch (err) {
       throw new Error(`Could not scale down to ${serving.length - 1} replicas: ${(err as Error).message}`, { cause: err });
     } finally {
@@ -171,7 +171,7 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
       // a new replica is made from the configuration: it must be the one the running version was deployed with
       if (!state.heldSaid) {
         state.heldSaid = true;
-        await autoscaleNote(db, s, `Not scaling up to ${decision.next} replicas: the configuration changed since the running version was deployed; deploy it to let autoscaling add replicas again`);
+        await autoscaleNote(db, ctx.services.deployments.appendLog, s, `Not scaling up to ${decision.next} replicas: the configuration changed since the running version was deployed; deploy it to let autoscaling add replicas again`);
       }
       return;
     }
@@ -182,7 +182,7 @@ export function startAutoscaler(ctx: Ctx, settings: AutoscaleSettings = autoscal
         current.backoffUntil = Date.now() + backoffMs;
         if (signal.aborted) return;
         warn(err, s.id);
-        await autoscaleNote(db, s, `${err.message}; trying again in ${Math.round(backoffMs / 1000)} s at the earliest`).catch(warn);
+        await autoscaleNote(db, ctx.services.deployments.appendLog, s, `${err.message}; trying again in ${Math.round(backoffMs / 1000)} s at the earliest`).catch(warn);
       })
       .finally(() => { current.acting = null; });
   }

@@ -9,7 +9,6 @@ import {
   isoOfMicros, labelFilter, livenessChecker, observeDocker, parseRoutes, publishedPorts, type DockerDriver, type DockerObserver,
 } from '../engine/index.ts';
 import { scalingReplicaNames } from '../modules/services/autoscale.service.ts';
-import { insertServiceLog } from '../modules/deployments/deployments.service.ts';
 import { insertRuntimeLine, markRecovered, markRuntimeFailure, runtimeResumePoint, serviceStates } from '../modules/deployments/runtime-state.ts';
 import { startPeriodic } from './periodic.ts';
 
@@ -62,7 +61,7 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
     }
     const runningServices = new Set([...states].filter(([, s]) => s.state === 'RUNNING').map(([id]) => id));
     await liveness.check(replicas.filter((c) => runningServices.has(c.Labels['berth.service_id']!) && c.Labels['berth.generation'] === states.get(c.Labels['berth.service_id']!)?.generation),
-      (c, detail) => insertServiceLog(ctx.db, states.get(c.Labels['berth.service_id']!)?.generation ?? null, c.Labels['berth.service_id']!, 'DEPLOY', detail));
+      (c, detail) => ctx.services.deployments.appendLog(ctx.db, states.get(c.Labels['berth.service_id']!)?.generation ?? null, c.Labels['berth.service_id']!, 'DEPLOY', detail));
     await observer?.followRunning();
   }
 

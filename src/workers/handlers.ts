@@ -43,7 +43,7 @@ export const TASK_HANDLERS = {
     run: async (ctx, payload) => { if (typeof payload.environmentId === 'string') await cleanupRunCopy(ctx, payload.environmentId); },
   },
   'jobs.schedule': { run: (ctx) => tickJobSchedules(ctx) },
-  'jobs.run': { run: async (ctx, payload) => { if (typeof payload.runId === 'string') await executeJobRun(ctx, payload.runId); }, concurrency: 4 },
+  'jobs.run': { run: async (ctx, payload) => { if (typeof payload.runId === 'string') await executeJobRun(ctx, ctx.services.deployments, payload.runId); }, concurrency: 4 },
   'engine.uninstall': { run: (ctx, payload) => runEngineUninstall(ctx, (payload.services ?? []) as Parameters<typeof runEngineUninstall>[1]) },
   'domains.advance': { run: (ctx, payload) => ctx.services.domains.lifecycle.advance(String(payload.domainId)), concurrency: 2 },
   'domains.certify-ingress-domain': { run: (ctx) => ctx.services.domains.lifecycle.certifyIngressDomain() },

@@ -7,7 +7,6 @@
 // Swarm runs every task again it is RUNNING again. Each service's task output (followed from the
 // manager, wherever the task runs) becomes RUNTIME log lines. The lease and the timer are periodic.ts's.
 import type { AppContext } from '../context.ts';
-import { insertServiceLog } from '../modules/deployments/deployments.service.ts';
 import { insertRuntimeLine, markRecovered, markRuntimeFailure, runtimeResumePoint, serviceStates } from '../modules/deployments/runtime-state.ts';
 import { followServiceLogs, isoOfMicros, type LogFollow, type SwarmDriver, type TaskLine } from '../engine/index.ts';
 import { startPeriodic } from './periodic.ts';
@@ -82,7 +81,7 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
       } else if (h.running >= h.desired) {
         short.delete(h.serviceId);
         if (known.state === 'ERROR' && await ctx.db.transaction((tx) => markRecovered(tx, h.serviceId))) {
-          await insertServiceLog(ctx.db, known.generation, h.serviceId, 'DEPLOY', `Swarm runs every task again: ${h.detail}`);
+          await ctx.services.deployments.appendLog(ctx.db, known.generation, h.serviceId, 'DEPLOY', `Swarm runs every task again: ${h.detail}`);
         }
       }
     }

@@ -66,37 +66,28 @@ export interface DeploymentsService {
   environmentStatus(p: Principal, environmentId: string): Promise<EnvironmentStatus>;
   environmentStatuses(p: Principal, environmentId: string): Promise<StatusGroups & { environment: EnvironmentStatus }>;
   environmentHistory(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
+
+  // For other modules: what they read or write of this module's tables (deployments,
+  // deployment_logs) outside a principal's request, often inside their own transaction.
+  /** one deployment's record (no authorization), or null */
+  findRecord(db: Queryable, deploymentId: string): Promise<DeploymentRecord | null>;
+  /** a page of one deployment's log lines (the newest `limit` when `tail`), oldest first, with the total */
+  logRows: typeof repo.deploymentLogs;
+  /** a service with what a run of it needs (spec, settings, its project and environment), or null */
+  deployableService: typeof repo.findService;
+  /** the image the service's last successful deployment ran (built from git), if any */
+  lastImage(db: Queryable, serviceId: string): Promise<string | null>;
+  /** locks every deployment of the environments (in id order), in the caller's transaction (an environment removal) */
+  lockEnvironments(tx: Queryable, environmentIds: string[]): Promise<void>;
+  /** a line in a service's log (under `deploymentId` when given) */
+  appendLog(db: Queryable, deploymentId: string | null, serviceId: string, kind: string, message: string): Promise<void>;
 }
 
 export function toLine(r: repo.LogRow): LogLine {
   return { id: String(r.id), created_at: isoRequired(r.created_at), message: r.message, kind: r.kind, deployment_id: r.deployment_id, service_id: r.service_id };
 }
 
-// For other modules: what they read or write of the deployments module's tables (deployments,
-// deployment_logs) outside a principal's request, often inside their own transaction. They call
-// these, never deployments.repo.ts.
 export type { LogRow } from './deployments.repo.ts';
-
-/** one deployment's record (no authorization), or null */
-export async function findDeploymentRecord(db: Queryable, deploymentId: string): Promise<DeploymentRecord | null> {
-  const row = await repo.findDeployment(db, deploymentId);
-  return row ? repo.toRecord(row) : null;
-}
-
-/** a page of one deployment's log lines (the newest `limit` when `tail`), oldest first, with the total */
-export const deploymentLogRows = repo.deploymentLogs;
-
-/** a service with what a run of it needs (spec, settings, its project and environment), or null */
-export const findDeployableService = repo.findService;
-
-/** the image the service's last successful deployment ran (built from git), if any */
-export const lastDeployedImage = repo.lastDeployedImage;
-
-/** locks every deployment of the environments (in id order), in the caller's transaction (an environment removal) */
-export const lockEnvironmentsDeployments = repo.lockEnvironmentsDeployments;
-
-/** a line in a service's log (under `deploymentId` when given) */
-export const insertServiceLog = repo.insertLog;
 
 export function createDeploymentsService(deps: {
   db: Db; queue: TaskQueue; scope: ScopeService;
@@ -164,6 +155,15 @@ export function createDeploymentsService(deps: {
   return {
     request,
     lifecycle,
+    async findRecord(q, deploymentId) {
+      const row = await repo.findDeployment(q, deploymentId);
+      return row ? repo.toRecord(row) : null;
+    },
+    logRows: (...args) => repo.deploymentLogs(...args),
+    deployableService: (...args) => repo.findService(...args),
+    lastImage: (q, serviceId) => repo.lastDeployedImage(q, serviceId),
+    lockEnvironments: (tx, ids) => repo.lockEnvironmentsDeployments(tx, ids),
+    appendLog: (q, deploymentId, serviceId, kind, message) => repo.insertLog(q, deploymentId, serviceId, kind, message),
     sourceBaseline: (tx, serviceId) => repo.sourceBaseline(tx, serviceId),
     async environmentStatus(p, environmentId) {
       await scope.environment(p, environmentId, 'read');

@@ -47,11 +47,13 @@ export interface EnvironmentsService {
 
 export function createEnvironmentsService(deps: {
   db: Db; scope: ScopeService; projects: ProjectsService; sealer: Sealer; afterClone: AfterClone; beforeRemoval: BeforeEnvironmentsRemoved;
+  /** the deployments module's lock of the environments' deployments, taken before a removal cascades (decision 0706) */
+  lockDeployments(tx: Queryable, environmentIds: string[]): Promise<void>;
   clusters: Pick<ClustersService, 'ofOrganization' | 'defaultId'>;
 }): EnvironmentsService {
   const { db, scope, projects, sealer, clusters } = deps;
   const prepareRemoval = (tx: Queryable, organizationId: string, environmentIds: string[]) =>
-    prepareEnvironmentRemoval(tx, deps.beforeRemoval, organizationId, environmentIds);
+    prepareEnvironmentRemoval(tx, deps, organizationId, environmentIds);
 
   async function clusterFor(tx: Queryable, organizationId: string, body: { cluster_id?: string | undefined; cluster?: string | undefined }): Promise<string | null> {
     const asked = requestedCluster(body);

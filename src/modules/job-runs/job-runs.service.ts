@@ -14,7 +14,7 @@ import type { Principal } from '../access/principal.ts';
 import type { DeploymentRecord } from '../deployments/deployments.rules.ts';
 import { buildRuntimePlan } from '../deployments/runtime-plan.ts';
 import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
-import { findDeployableService, lastDeployedImage } from '../deployments/deployments.service.ts';
+import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './job-runs.repo.ts';
 
@@ -30,10 +30,10 @@ function nextCronRun(spec: Record<string, any>, after: Date): Date | null {
 }
 
 /** cron schedules follow deployments: DEPLOYED arms it, STOPPED or DELETED disarms it */
-async function followDeployment(tx: Queryable, d: DeploymentRecord): Promise<void> {
+async function followDeployment(deployments: Pick<DeploymentsService, 'deployableService'>, tx: Queryable, d: DeploymentRecord): Promise<void> {
   if (d.service_type !== 'JOB') return;
   if (d.status === 'DEPLOYED') {
-    const svc = await findDeployableService(tx, d.service_id);
+    const svc = await deployments.deployableService(tx, d.service_id);
     if (svc) await repo.setSchedule(tx, d.service_id, nextCronRun(svc.spec, new Date()));
   } else if (d.status === 'STOPPED' || d.status === 'DELETED') {
     await repo.setSchedule(tx, d.service_id, null);
@@ -50,11 +50,11 @@ export interface JobRunsService {
   onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
 }
 
-export function createJobRunsService(deps: { db: Db; scope: ScopeService }): JobRunsService {
+export function createJobRunsService(deps: { db: Db; scope: ScopeService; deployments: Pick<DeploymentsService, 'deployableService'> }): JobRunsService {
   const { db, scope } = deps;
   const authorize = (p: Principal, jobId: string) => scope.service(p, jobId, 'read', 'JOB', LABEL);
   return {
-    onDeploymentSettled: followDeployment,
+    onDeploymentSettled: (tx, d) => followDeployment(deps.deployments, tx, d),
     async list(p, jobId, req) {
       await authorize(p, jobId);
       const { rows, total } = await repo.listRuns(db, jobId, req.limit, req.offset);
@@ -96,11 +96,11 @@ export async function tickJobSchedules(ctx: Pick<Platform, 'db' | 'queue'>, now 
 }
 
 /** runs one queued run through the engine; a run another worker claimed is left alone */
-export async function executeJobRun(ctx: Pick<Platform, 'db' | 'engine' | 'sealer'>, runId: string): Promise<void> {
+export async function executeJobRun(ctx: Pick<Platform, 'db' | 'engine' | 'sealer'>, deployments: Pick<DeploymentsService, 'deployableService' | 'lastImage'>, runId: string): Promise<void> {
   const run = await repo.findRunById(ctx.db, runId);
   if (!run || !await repo.claimRun(ctx.db, runId)) return;
   const line = (text: string) => repo.insertRunLine(ctx.db, run, text);
-  const svc = await findDeployableService(ctx.db, run.job_id);
+  const svc = await deployments.deployableService(ctx.db, run.job_id);
   if (!svc) return;
   const service: DriverService = {
     id: svc.id, type: svc.type, name: svc.name, slug: svc.slug, environmentId: svc.environment_id, spec: svc.spec ?? {},
@@ -111,7 +111,7 @@ export async function executeJobRun(ctx: Pick<Platform, 'db' | 'engine' | 'seale
   const command = ({ CRON: 'cron', ON_START: 'start', ON_STOP: 'stop', ON_DELETE: 'delete' } as const)[run.trigger as 'CRON'] ?? 'cron';
   try {
     if (!ctx.engine.runJob) throw new Error(`the ${ctx.engine.name} engine cannot run jobs`);
-    const image = await lastDeployedImage(ctx.db, svc.id);
+    const image = await deployments.lastImage(ctx.db, svc.id);
     const plan = ctx.engine.real ? await buildRuntimePlan(ctx, svc.id) : undefined;
     const outcome = await ctx.engine.runJob({ ...service, imageTag: image, ...(plan ? { plan } : {}) }, runId, command, line, AbortSignal.timeout(6 * 3600_000));
     await repo.finishRun(ctx.db, runId, outcome.skipped

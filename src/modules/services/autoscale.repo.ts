@@ -6,7 +6,10 @@
 import type { Queryable } from '../../db/db.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import type { TaskQueue } from '../../queue/queue.ts';
-import { insertServiceLog } from '../deployments/deployments.service.ts';
+import type { DeploymentsService } from '../deployments/deployments.service.ts';
+
+/** the deployments module's log line writer (the service's log is its table) */
+type AppendLog = DeploymentsService['appendLog'];
 import { serviceIdKey } from '../deployments/deployments.rules.ts';
 
 export interface AutoscaleCandidate {
@@ -54,9 +57,9 @@ export interface ScaleEvent {
 }
 
 /** the scale event: a RUNTIME line of the service (under its running deployment) and SERVICE_SCALED to subscribed webhooks */
-export async function recordScale(tx: Queryable, deps: { queue: TaskQueue }, e: ScaleEvent): Promise<void> {
+export async function recordScale(tx: Queryable, deps: { queue: TaskQueue; appendLog: AppendLog }, e: ScaleEvent): Promise<void> {
   const s = e.service;
-  await insertServiceLog(tx, s.generation, s.id, 'RUNTIME', e.message);
+  await deps.appendLog(tx, s.generation, s.id, 'RUNTIME', e.message);
   await emitEvent(tx, deps, {
     organizationId: s.organization_id, kind: 'SERVICE_SCALED', projectName: s.project_name, environmentMode: s.environment_mode,
     payload: {
@@ -70,8 +73,8 @@ export async function recordScale(tx: Queryable, deps: { queue: TaskQueue }, e: 
 }
 
 /** a line in the service's log about autoscaling that is not a scale event (a failed or held scale-up) */
-export async function autoscaleNote(db: Queryable, service: Pick<AutoscaleCandidate, 'id' | 'generation'>, message: string): Promise<void> {
-  await insertServiceLog(db, service.generation, service.id, 'RUNTIME', message);
+export async function autoscaleNote(db: Queryable, appendLog: AppendLog, service: Pick<AutoscaleCandidate, 'id' | 'generation'>, message: string): Promise<void> {
+  await appendLog(db, service.generation, service.id, 'RUNTIME', message);
 }
 
 const MARK = 'autoscale-replica:';

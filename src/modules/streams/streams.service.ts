@@ -7,7 +7,7 @@ import type { Platform } from '../../platform.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { iso } from '../../lib/text.ts';
 import type { Principal } from '../access/principal.ts';
-import { findDeploymentRecord, toLine, type DeploymentsService } from '../deployments/deployments.service.ts';
+import { toLine, type DeploymentsService } from '../deployments/deployments.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import { formatCursor, parseCursor } from './cursor.ts';
 import { createNotificationHub, type NotificationHub, type Notice } from './notifications.ts';
@@ -35,7 +35,7 @@ export interface StreamsService {
 }
 
 export interface StreamsDeps extends Pick<Platform, 'db' | 'logger'> {
-  deployments: Pick<DeploymentsService, 'get'>;
+  deployments: Pick<DeploymentsService, 'get' | 'findRecord'>;
   scope: Pick<ScopeService, 'service' | 'environment'>;
 }
 
@@ -71,7 +71,7 @@ export function createStreamsService(ctx: StreamsDeps): StreamsService {
       const filter: repo.LogFilter = { column: 'deployment_id', value: deploymentId };
       await start(r, (n) => n.channel !== 'resync' && n.deployment_id === deploymentId, async () => {
         // the record first: lines committed before it finished are then visible to the read below
-        const record = await findDeploymentRecord(db, deploymentId);
+        const record = await ctx.deployments.findRecord(db, deploymentId);
         if (!record) return { events: [], more: false, done: true };
         const rows = await repo.linesAfter(db, filter, at, BATCH);
         const { events, last } = logEvents(rows, sentStatus);

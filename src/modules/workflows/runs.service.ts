@@ -19,7 +19,7 @@ import type { TaskQueue } from '../../queue/queue.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { EnvironmentsService } from '../environments/environments.service.ts';
 import { deploymentRunStarter, onDeploymentSettled, type RunStarter } from './runs.lifecycle.ts';
-import { deploymentLogRows, findDeploymentRecord, toLine, type DeploymentRecord, type LogLine } from '../deployments/deployments.service.ts';
+import { toLine, type DeploymentRecord, type LogLine } from '../deployments/deployments.service.ts';
 import { enqueueOutputDeliveries } from './outputs.service.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 
@@ -118,9 +118,9 @@ export function createWorkflowRunsService(deps: {
       const run = await repo.findRun(db, workflowId, runId);
       if (!run) throw notFound('Run');
       const limited = tail !== undefined ? { ...req, limit: tail, offset: 0, page: 1, pageSize: tail } : req;
-      const live = run.deployment_id ? await findDeploymentRecord(db, run.deployment_id) : null;
+      const live = run.deployment_id ? await deployments.findRecord(db, run.deployment_id) : null;
       if (live) {
-        const { items, total } = await deploymentLogRows(db, live.id, limited.limit, limited.offset, tail !== undefined);
+        const { items, total } = await deployments.logRows(db, live.id, limited.limit, limited.offset, tail !== undefined);
         return page(limited, items.map(toLine), total);
       }
       const { items, total } = await repo.keptRunLog(db, run.id, limited.limit, limited.offset, tail !== undefined);
