@@ -2,21 +2,27 @@
 // (where DNS points, the certificate's expiry, the CA's refusal and when berth tries again), the
 // DNS record to create while berth waits for DNS, "Check now" (GET …/checkCustomDomain) with each
 // domain's verdict, add (the API's 400/409 under the form) and delete. Re-read every 5 s while a
-// domain is on its way. Text only: nothing from the API is rendered as HTML.
+// domain is on its way (the console's 5 s poll, decision 0603: domains have no stream). Text only:
+// nothing from the API is rendered as HTML. The paths are built per kind at run time, so they go
+// through `json`; the shapes are the generated ones (src/client/api-types.ts).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { json } from './api.ts';
+import type { components } from '../../src/client/api-types.ts';
 import { ResourceForm } from './form.tsx';
-import { ConfirmButton, Empty, ErrorNote, Loading, Status, When } from './ui.tsx';
+import { ConfirmButton, CopyButton, Empty, ErrorNote, Loading, Status, When } from './ui.tsx';
 
-interface DnsRecord { type: string; name: string; value: string }
-interface CustomDomain {
-  id: string; domain: string; status: string; message: string | null; dns_record: DnsRecord; validation_domain: string;
-  generate_certificate: boolean; use_cdn: boolean; certificate_expires_at: string | null; retry_at: string | null; checked_at: string | null;
-}
-interface Checked { domain_name: string; status: string; error_details?: string | null }
+type Schemas = components['schemas'];
+type CustomDomain = Schemas['listApplicationCustomDomain.response.200']['results'][number];
+type Checked = Schemas['checkApplicationCustomDomain.response.200']['results'][number];
 
-const SETTLED = new Set(['ACTIVE', 'FAILED']);
+const SETTLED = new Set<CustomDomain['status']>(['ACTIVE', 'FAILED']);
+const POLL_MS = 5000;
+
+/** the lifecycle in words (the badge keeps the API's value in data-status) */
+const STATUS_LABEL: Record<CustomDomain['status'], string> = {
+  VALIDATION_PENDING: 'waiting for DNS', CERTIFICATE_PENDING: 'waiting for the certificate', ACTIVE: 'active', FAILED: 'failed',
+};
 
 export function Domains(props: { kind: 'application' | 'container'; id: string; canWrite: boolean }) {
   const qc = useQueryClient();
@@ -28,7 +34,7 @@ export function Domains(props: { kind: 'application' | 'container'; id: string; 
   const list = useQuery({
     queryKey: key,
     queryFn: async () => (await json<{ results: CustomDomain[] }>('GET', `${base}/customDomain`)).results,
-    refetchInterval: (q) => (q.state.data?.some((d) => !SETTLED.has(d.status)) ? 5000 : false),
+    refetchInterval: (q) => (q.state.data?.some((d) => !SETTLED.has(d.status)) ? POLL_MS : false),
   });
   const check = async () => {
     setError(null);
@@ -73,14 +79,12 @@ export function Domains(props: { kind: 'application' | 'container'; id: string; 
               return (
                 <tr key={d.id} data-domain={d.domain}>
                   <td><code>{d.domain}</code>{d.use_cdn && <span className="badge muted">CDN</span>}</td>
-                  <td><Status value={d.status} /></td>
+                  <td><Status value={d.status} label={STATUS_LABEL[d.status]} /></td>
                   <td>
                     {d.message && <p className="small">{d.message}</p>}
-                    {d.status === 'VALIDATION_PENDING' && (
-                      <p className="small" data-testid="dns-record">Create: <code>{d.dns_record.name}</code> <code>{d.dns_record.type}</code> <code>{d.dns_record.value}</code></p>
-                    )}
-                    {d.status === 'ACTIVE' && d.certificate_expires_at && <p className="small muted">Certificate valid until <When at={d.certificate_expires_at} /></p>}
-                    {d.retry_at && <p className="small muted">Tried again <When at={d.retry_at} /></p>}
+                    {d.status !== 'ACTIVE' && <DnsRecord domain={d} />}
+                    {d.status === 'ACTIVE' && d.certificate_expires_at && <p className="small muted" data-testid="cert-expiry">Certificate valid until <When at={d.certificate_expires_at} /></p>}
+                    {d.retry_at && <p className="small muted" data-testid="retry-at">berth tries again at <When at={d.retry_at} /></p>}
                     {verdict && <p className="small" data-testid="dns-verdict">DNS now: <Status value={verdict.status} />{verdict.error_details ? ` ${verdict.error_details}` : ''}</p>}
                   </td>
                   <td>
@@ -101,5 +105,20 @@ export function Domains(props: { kind: 'application' | 'container'; id: string; 
         </table>
       )}
     </section>
+  );
+}
+
+/** the record to create at the DNS provider, each part copyable */
+function DnsRecord({ domain: d }: { domain: CustomDomain }) {
+  const r = d.dns_record;
+  return (
+    <div className="small" data-testid="dns-record">
+      <p>Create this DNS record:</p>
+      <dl className="dns-record">
+        <dt>Type</dt><dd><code>{r.type}</code></dd>
+        <dt>Name</dt><dd><code>{r.name}</code> <CopyButton text={r.name} name={`Copy the record name for ${d.domain}`} /></dd>
+        <dt>Value</dt><dd><code>{r.value}</code> <CopyButton text={r.value} name={`Copy the record value for ${d.domain}`} /></dd>
+      </dl>
+    </div>
   );
 }

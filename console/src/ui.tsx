@@ -1,5 +1,6 @@
 // Shared pieces of every console page: the frame (header, breadcrumbs, sign-out), errors in plain
-// words, empty states, a pager, status badges, and the confirmation dialog for destructive actions.
+// words, empty states, a pager, status badges, the confirmation dialog for destructive actions, and
+// a copy-to-clipboard button.
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { plainError } from './api.ts';
@@ -42,11 +43,13 @@ const STATE_TONE: Record<string, string> = {
   RUNNING: 'ok', DEPLOYED: 'ok', DONE: 'ok', SUCCESS: 'ok', SUCCEEDED: 'ok', UP_TO_DATE: 'ok', DELIVERED: 'ok', ENABLED: 'ok',
   ERROR: 'bad', FAILED: 'bad', BUILD_ERROR: 'bad', DEPLOYMENT_ERROR: 'bad', TIMED_OUT: 'bad', CANCELED: 'muted', CANCELLED: 'muted', DISABLED: 'muted',
   STOPPED: 'muted', READY: 'muted', NEVER_DEPLOYED: 'muted', OPEN: 'ok', CLOSED: 'muted', REFUSED: 'bad',
+  ACTIVE: 'ok', MATCHES_LOAD_BALANCER_HOST: 'ok', DOMAIN_NOT_CONFIGURED: 'bad', DOMAIN_LINKED_TO_WRONG_HOST: 'bad', GENERIC_FAILURE: 'bad',
 };
 
-export function Status({ value }: { value: string | null | undefined }) {
+/** a state as a coloured badge; `label` words it for people where the API's name does not read well */
+export function Status({ value, label }: { value: string | null | undefined; label?: string }) {
   const v = value ?? 'UNKNOWN';
-  return <span className={`badge ${STATE_TONE[v] ?? 'busy'}`} data-status={v}>{v.replace(/_/g, ' ').toLowerCase()}</span>;
+  return <span className={`badge ${STATE_TONE[v] ?? 'busy'}`} data-status={v}>{label ?? v.replace(/_/g, ' ').toLowerCase()}</span>;
 }
 
 export function When({ at }: { at: string | null | undefined }) {
@@ -107,4 +110,25 @@ export function ConfirmButton(props: {
 /** an id shown only where copying it helps */
 export function CopyId({ id }: { id: string }) {
   return <code className="id" title="identifier">{id}</code>;
+}
+
+/** copies a text; where the browser allows no clipboard (plain http), says to select it */
+export function CopyButton(props: { text: string; label?: string; name?: string }) {
+  const [done, setDone] = useState<'copied' | 'failed' | null>(null);
+  return (
+    <>
+      <button
+        type="button" aria-label={props.name}
+        onClick={async () => {
+          try {
+            await navigator.clipboard.writeText(props.text);
+            setDone('copied');
+          } catch {
+            setDone('failed');
+          }
+        }}
+      >{props.label ?? 'Copy'}</button>
+      <span aria-live="polite" className="muted small">{done === 'copied' ? 'Copied.' : done === 'failed' ? 'This browser refused the clipboard: select the text and copy it.' : ''}</span>
+    </>
+  );
 }

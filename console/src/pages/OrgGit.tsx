@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { ApiError, api, call } from '../api.ts';
 import { ResourceForm, valuesOf, type FieldSpec } from '../form.tsx';
-import { ConfirmButton, Empty, ErrorNote, Loading, When } from '../ui.tsx';
+import { ConfirmButton, CopyButton, Empty, ErrorNote, Loading, When } from '../ui.tsx';
 
 const TOKEN_FIELDS: FieldSpec[] = [
   { name: 'name', label: 'Name', required: true },
@@ -158,27 +158,6 @@ const PROVIDERS = [
   { key: 'gitea', name: 'Gitea', where: 'Settings → Webhooks → Add webhook → Gitea; Secret', events: 'Push events, Pull request events' },
   { key: 'forgejo', name: 'Forgejo', where: 'Settings → Webhooks → Add webhook → Forgejo; Secret', events: 'Push events, Pull request events' },
 ] as const;
-
-/** copies a text; where the browser allows no clipboard (plain http), says to select it */
-function CopyButton(props: { text: string; label?: string; name?: string }) {
-  const [done, setDone] = useState<'copied' | 'failed' | null>(null);
-  return (
-    <>
-      <button
-        type="button" aria-label={props.name}
-        onClick={async () => {
-          try {
-            await navigator.clipboard.writeText(props.text);
-            setDone('copied');
-          } catch {
-            setDone('failed');
-          }
-        }}
-      >{props.label ?? 'Copy'}</button>
-      <span aria-live="polite" className="muted small">{done === 'copied' ? 'Copied.' : done === 'failed' ? 'This browser refused the clipboard: select the text and copy it.' : ''}</span>
-    </>
-  );
-}
 
 export function GitWebhook(props: { orgId: string; canManage: boolean }) {
   const qc = useQueryClient();
