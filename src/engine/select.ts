@@ -11,6 +11,7 @@ import type { Config } from '../config/config.ts';
 import { ConfigError } from '../config/config.ts';
 import type { EngineDriver } from './engine.ts';
 import { createSimulatedDriver } from './simulated.ts';
+import { reachableAddress } from './ingress/routes.ts';
 
 export interface SelectedEngine {
   driver: EngineDriver;
@@ -91,7 +92,7 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
     ingress = createHaproxyIngress({
       dataDir: config.dataDir, host: config.ingressHost, port: config.ingressPort, launcher, logger, domain: config.ingressDomain,
       // ACME HTTP-01 challenges reach berth's API through the ingress (any berth process answers them)
-      tls: { httpsPort: config.https.port, acmeUpstream: apiAddress(config.host, config.port) },
+      tls: { httpsPort: config.https.port, acmeUpstream: reachableAddress(config.host, config.port) },
       ...(config.engine === 'swarm' ? { upstreamHosts: nodeAddresses } : {}),
     });
     ingressNote = `; public URLs at http://*.${config.ingressDomain}${config.ingressPort === 80 ? '' : `:${config.ingressPort}`} (HAProxy: ${launcher.description})`;
@@ -127,8 +128,3 @@ export async function selectEngine(config: Config, logger: Pick<Logger, 'info' |
   return { driver, description: `docker at ${config.dockerHost}${ingressNote}` };
 }
 
-/** berth's API as the ingress dials it: a wildcard listen address is reached on loopback */
-function apiAddress(host: string, port: number): string {
-  const h = /^(0\.0\.0\.0|::|)$/.test(host) ? '127.0.0.1' : host;
-  return h.includes(':') ? `[${h}]:${port}` : `${h}:${port}`;
-}

@@ -7,13 +7,11 @@
 // a 400 saying so, while the certificate already issued keeps serving.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import https from 'node:https';
-import tls from 'node:tls';
 import { NO_DOCKER, startGitServer, testDocker, type GitServer } from '../support/docker.ts';
 import { hasKnot, startDnsServer, type DnsServer } from '../support/dns-server.ts';
 import { removeEnvironment, startEngineBerth, type EngineBerth } from '../support/engine-berth.ts';
 import { eventually } from '../support/harness.ts';
+import { httpGet, httpsGet, servedCertificate } from '../support/https-client.ts';
 import { hasPebble, startPebble, type Pebble } from '../support/pebble.ts';
 import { freePort } from '../support/processes.ts';
 import { wsAppImage } from '../support/ws-app.ts';
@@ -25,35 +23,7 @@ const skip = !found ? NO_DOCKER
 
 const DNS01_VARS = ['ACME_DNS01_RFC2136_SERVER', 'ACME_DNS01_RFC2136_KEY_NAME', 'ACME_DNS01_RFC2136_KEY_SECRET', 'ACME_DNS01_RFC2136_KEY_ALGORITHM'];
 
-function servedCertificate(port: number, servername: string, ca: string): Promise<tls.PeerCertificate | null> {
-  return new Promise((resolve) => {
-    const socket = tls.connect({ port, host: '127.0.0.1', servername, ca, rejectUnauthorized: true }, () => {
-      const cert = socket.getPeerCertificate();
-      socket.end();
-      resolve(cert);
-    });
-    socket.on('error', () => resolve(null));
-  });
-}
 
-function httpsGet(port: number, host: string, ca: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    https.get({ host: '127.0.0.1', port, path: '/', servername: host, headers: { host }, ca, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject);
-  });
-}
-
-function httpGet(port: number, host: string, path: string): Promise<{ status: number; location: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, headers: { host }, agent: false }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
-    }).on('error', reject);
-  });
-}
 
 describe('docker engine: a wildcard custom domain gets its certificate by DNS-01 (RFC 2136 with TSIG)', { skip, timeout: 900_000 }, () => {
   let berth: EngineBerth;

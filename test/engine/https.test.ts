@@ -7,39 +7,16 @@
 // fails with the CA's message; deleting the domain removes its route and certificate.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import tls from 'node:tls';
 import { NO_DOCKER, startGitServer, testDocker, type GitServer } from '../support/docker.ts';
 import { removeEnvironment, startEngineBerth, viaIngress, type EngineBerth } from '../support/engine-berth.ts';
 import { eventually } from '../support/harness.ts';
+import { httpGet, httpsGet, servedCertificate } from '../support/https-client.ts';
 import { hasPebble, startPebble, type Pebble } from '../support/pebble.ts';
 import { freePort } from '../support/processes.ts';
 import { openWebSocket, received, wsAppImage, type Stream } from '../support/ws-app.ts';
 
 const found = await testDocker();
 const skip = !found ? NO_DOCKER : !hasPebble() && !process.env.BERTH_REQUIRE_DOCKER ? 'pebble is not installed (apt-get install pebble)' : false;
-
-/** the certificate a new TLS connection to the ingress gets for `servername` (null: the handshake is refused) */
-function servedCertificate(port: number, servername: string, ca: string): Promise<tls.PeerCertificate | null> {
-  return new Promise((resolve) => {
-    const socket = tls.connect({ port, host: '127.0.0.1', servername, ca, rejectUnauthorized: true }, () => {
-      const cert = socket.getPeerCertificate();
-      socket.end();
-      resolve(cert);
-    });
-    socket.on('error', () => resolve(null));
-  });
-}
-
-function httpsGet(port: number, host: string, ca: string, path = '/'): Promise<{ status: number; body: string; proto: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    https.get({ host: '127.0.0.1', port, path, servername: host, headers: { host }, ca, agent: false }, (res) => {
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, proto: undefined }));
-    }).on('error', reject);
-  });
-}
 
 describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, timeout: 900_000 }, () => {
   let berth: EngineBerth;
@@ -109,9 +86,7 @@ describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, tim
     assert.equal(page.body.trim(), 'shop');
     const plain = await viaIngress(berth.ingressPort, 'www.shop.test', '/some/page?x=1');
     assert.equal(plain.status, 301);
-    const redirect = await new Promise<string | undefined>((resolve) => {
-      import('node:http').then(({ default: http }) => http.get({ host: '127.0.0.1', port: berth.ingressPort, path: '/some/page?x=1', headers: { host: 'www.shop.test' } }, (res) => { res.resume(); resolve(res.headers.location); }));
-    });
+    const redirect = (await httpGet(berth.ingressPort, 'www.shop.test', '/some/page?x=1')).location;
     assert.equal(redirect, `https://www.shop.test:${httpsPort}/some/page?x=1`);
     const challenge = await viaIngress(berth.ingressPort, 'www.shop.test', '/.well-known/acme-challenge/unknown-token');
     assert.equal(challenge.status, 404, 'a challenge path is answered by berth, never redirected');

@@ -7,7 +7,7 @@
 // and routes.json hold basic-auth hashes (decision 0337): both are written mode 600. Whether the
 // proxy runs as a process of this machine or as a container is a launcher's (haproxy-launcher.ts).
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { delimiter, join, relative, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -16,6 +16,7 @@ import type { RouteSpec } from './routes.ts';
 import { ensureTlsFiles, type TlsListen } from './haproxy-tls.ts';
 import { checkSettings } from './settings.ts';
 import { processRunning } from '../../lib/processes.ts';
+import { writeFileAtomic } from '../../lib/atomic-write.ts';
 
 export interface Paths { dir: string; pidFile: string; logFile: string; configFile: string; hostsMap: string; routesMap: string; rulesMap: string; saved: string; socket: string }
 
@@ -115,11 +116,6 @@ export function portFree(host: string, port: number): Promise<boolean> {
 export const portTaken = (host: string, port: number) =>
   new Error(`ingress: cannot listen on ${host}:${port}, the address is in use: set INGRESS_PORT to a free port`);
 
-function writeAtomic(path: string, text: string, mode = 0o644): void {
-  rmSync(`${path}.tmp`, { force: true });
-  writeFileSync(`${path}.tmp`, text, { mode });
-  renameSync(`${path}.tmp`, path);
-}
 
 /** the routes berth saved after its last edit (what a fresh start serves), with their settings when valid */
 export function savedRoutes(paths: Paths): RouteSpec[] {
@@ -133,7 +129,7 @@ export function savedRoutes(paths: Paths): RouteSpec[] {
 
 export function saveRoutes(paths: Paths, routes: RouteSpec[]): void {
   const saved = routes.map(({ id, hosts, upstreams, settings }) => ({ id, hosts, upstreams, ...(settings ? { settings } : {}) }));
-  writeAtomic(paths.saved, `${JSON.stringify({ routes: saved }, null, 1)}\n`, 0o600);
+  writeFileAtomic(paths.saved, `${JSON.stringify({ routes: saved }, null, 1)}\n`, 0o600);
 }
 
 /** the configuration and map files HAProxy (re)loads */
@@ -141,18 +137,18 @@ export function writeConfig(paths: Paths, o: { host: string; port: number; slots
   mkdirSync(paths.dir, { recursive: true });
   ensureTlsFiles(paths.dir);
   const maps = mapFiles(o.routes, o.slots);
-  writeAtomic(paths.hostsMap, maps.hosts);
-  writeAtomic(paths.routesMap, maps.routes);
-  writeAtomic(paths.rulesMap, maps.rules);
+  writeFileAtomic(paths.hostsMap, maps.hosts);
+  writeFileAtomic(paths.routesMap, maps.routes);
+  writeFileAtomic(paths.rulesMap, maps.rules);
   // the runtime socket is berth's user's also when HAProxy runs as root (the container runtime)
-  writeAtomic(paths.configFile, haproxyConfig({ ...o, socketOwner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } }), 0o600);
+  writeFileAtomic(paths.configFile, haproxyConfig({ ...o, socketOwner: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 } }), 0o600);
 }
 
 /** `haproxy -c` on a configuration before it replaces the running one: a bad one is an error, the proxy goes on */
 export async function checkConfig(paths: Paths, bin: string, config: string): Promise<void> {
   const candidate = join(paths.dir, 'haproxy.cfg.check');
   ensureTlsFiles(paths.dir);
-  writeAtomic(candidate, config, 0o600);
+  writeFileAtomic(candidate, config, 0o600);
   try {
     const out = await new Promise<{ code: number | null; text: string }>((done) => {
       const child = spawn(bin, ['-c', '-q', '-C', paths.dir, '-f', candidate], { cwd: paths.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'pipe'] });

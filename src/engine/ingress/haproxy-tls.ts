@@ -5,8 +5,9 @@
 // runtime API (new/set/commit ssl cert, add/del ssl crt-list): no reload, so no connection is cut
 // and open ones keep the certificate they started with. Every change is also written to the files
 // HAProxy loads at a start, so a restarted proxy serves the same.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../../lib/atomic-write.ts';
 
 const DOMAINS_MAP = 'domains.map';
 const HTTPS_MAP = 'https.map';
@@ -68,11 +69,6 @@ export function ensureTlsFiles(dir: string): void {
 /** the file a host's certificate is kept in (relative to the ingress dir, as HAProxy names it) */
 const certFile = (host: string): string => `${CERT_DIR}/${host.replace(/^\*\./, '_wildcard.')}.pem`;
 
-function writeAtomic(path: string, text: string, mode = 0o644): void {
-  writeFileSync(`${path}.tmp`, text, { mode });
-  renameSync(`${path}.tmp`, path);
-}
-
 /** a map file's entries (key → value) */
 function readMap(dir: string, file: string): Map<string, string> {
   const text = existsSync(join(dir, file)) ? readFileSync(join(dir, file), 'utf8') : '';
@@ -80,7 +76,7 @@ function readMap(dir: string, file: string): Map<string, string> {
 }
 
 function writeMap(dir: string, file: string, entries: Map<string, string>): void {
-  writeAtomic(join(dir, file), [...entries].map(([k, v]) => `${k} ${v}\n`).join(''));
+  writeFileAtomic(join(dir, file), [...entries].map(([k, v]) => `${k} ${v}\n`).join(''));
 }
 
 type Call = (command: string) => Promise<string>;
@@ -140,16 +136,16 @@ export function tlsEditor(dir: string, call: Call) {
       await must(call, `set ssl cert ${file} <<\n${pem}`, /Transaction (created|updated)/);
       await must(call, `commit ssl cert ${file}`, /Success!/);
       if (!(await listed()).has(file)) await must(call, `add ssl crt-list ${CERT_LIST} ${file}`, /Success!/);
-      writeAtomic(join(dir, file), pem, 0o600);
+      writeFileAtomic(join(dir, file), pem, 0o600);
       const list = readFileSync(join(dir, CERT_LIST), 'utf8').split('\n').filter(Boolean);
-      if (!list.includes(file)) writeAtomic(join(dir, CERT_LIST), [...list, file].map((l) => `${l}\n`).join(''));
+      if (!list.includes(file)) writeFileAtomic(join(dir, CERT_LIST), [...list, file].map((l) => `${l}\n`).join(''));
     },
     async removeCertificate(host: string): Promise<void> {
       const file = certFile(checkHost(host));
       if ((await listed()).has(file)) await must(call, `del ssl crt-list ${CERT_LIST} ${file}`, /Success!/);
       if (/^Filename: /m.test(await call(`show ssl cert ${file}`))) await must(call, `del ssl cert ${file}`, /deleted|Success/);
       const list = readFileSync(join(dir, CERT_LIST), 'utf8').split('\n').filter((l) => l !== '' && l !== file);
-      writeAtomic(join(dir, CERT_LIST), list.map((l) => `${l}\n`).join(''));
+      writeFileAtomic(join(dir, CERT_LIST), list.map((l) => `${l}\n`).join(''));
       rmSync(join(dir, file), { force: true });
     },
     /** ACME challenges go to `upstream` (host:port of berth's API), changed at run time */

@@ -65,7 +65,11 @@ export function listenAddress(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
+/** where a local client reaches a listener on host:port (a wildcard listen address on loopback) */
+export function reachableAddress(host: string, port: number): string {
+  return listenAddress(host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host, port);
+}
+
 export function proxyAddress(host: string, port: number): string {
-  const reach = host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return `http://${listenAddress(reach, port)}`;
+  return `http://${reachableAddress(host, port)}`;
 }

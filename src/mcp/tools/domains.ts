@@ -2,11 +2,11 @@
 // domains with their lifecycle, add one (answering the DNS record the person must create), remove
 // one by its name or id, and check now where each points. Each is the call the REST routes make
 // (ctx.services.domains, which authorizes), the changes recorded in the audit log.
-import { domainToASCII } from 'node:url';
 import { Type } from 'typebox';
 import { badRequest, notFound } from '../../lib/errors.ts';
 import type { DomainServiceType } from '../../modules/domains/domains.service.ts';
 import { CustomDomainRequest } from '../../modules/domains/domains.schemas.ts';
+import { storedForm } from '../../modules/domains/domains.rules.ts';
 import { findService, type ServicePlace } from '../../modules/scope/names.ts';
 import { ServicePlaceInput, tool, type ToolCall } from '../tool.ts';
 
@@ -17,14 +17,6 @@ async function withDomains(call: ToolCall, words: Parameters<typeof findService>
   const s = await findService(call.ctx.db, call.principal, words);
   if (!WITH_DOMAINS.has(s.service_type)) throw badRequest(`${s.service_name} is a ${s.service_type}: only applications and containers have custom domains`);
   return s as ServicePlace & { service_type: DomainServiceType };
-}
-
-/** the form berth stores a name in (lower case, punycode, no trailing dot), to find it by any spelling */
-function stored(name: string): string {
-  const text = name.trim().toLowerCase().replace(/\.$/, '');
-  const wildcard = text.startsWith('*.');
-  const ascii = domainToASCII(wildcard ? text.slice(2) : text) || text;
-  return wildcard ? `*.${ascii}` : ascii;
 }
 
 const placeOf = (s: ServicePlace) => ({ id: s.service_id, name: s.service_name, type: s.service_type, environment: s.environment_name });
@@ -72,7 +64,7 @@ export const domainTools = [
       const s = await withDomains(call, a);
       const { domains } = call.ctx.services;
       const all = (await domains.list(call.principal, s.service_type, s.service_id)).results;
-      const found = all.find((d) => d.id === a.domain.toLowerCase()) ?? all.find((d) => d.domain === stored(a.domain));
+      const found = all.find((d) => d.id === a.domain.toLowerCase()) ?? all.find((d) => d.domain === storedForm(a.domain));
       if (!found) throw notFound(`Custom domain ${a.domain} of ${s.service_name}`);
       await domains.remove(call.principal, s.service_type, s.service_id, found.id);
       await call.audit('DELETE', s.service_type, s.service_id, JSON.stringify({ custom_domain: found.domain }));

@@ -60,7 +60,7 @@ function challengeFor(host: string, asked: 'http-01' | 'dns-01' | undefined): 'h
 }
 
 /** orders a certificate for `host` (HTTP-01, or DNS-01 through the configured provider for a wildcard or when `o.challenge` asks); throws AcmeRefusal with the CA's message when it refuses */
-export async function orderCertificate(
+async function orderCertificate(
   db: Queryable, sealer: Sealer, cfg: HttpsConfig, host: string,
   o: { challenge?: 'http-01' | 'dns-01'; dns01?: Dns01Provider } = {},
 ): Promise<IssuedCertificate> {
@@ -111,4 +111,13 @@ export async function orderCertificate(
     const message = err instanceof Error ? err.message : String(err);
     throw new AcmeRefusal(message, retryAfterOf(message));
   }
+}
+
+/** orders a certificate for `host` and keeps it in the store (its key sealed); what both the custom domains and the ingress domain install */
+export async function issueCertificate(db: Queryable, sealer: Sealer, cfg: HttpsConfig, host: string): Promise<IssuedCertificate> {
+  const issued = await orderCertificate(db, sealer, cfg, host);
+  await repo.saveCertificate(db, {
+    host, chain_pem: issued.chainPem, key_sealed: sealer.seal(issued.keyPem), not_before: issued.notBefore, not_after: issued.notAfter, issuer: issued.issuer,
+  });
+  return issued;
 }

@@ -11,11 +11,12 @@ export interface DomainRow {
   status: DomainStatus; message: string | null; retry_at: Date | null; attempts: number; checked_at: Date | null;
   created_at: Date; updated_at: Date | null;
   /** joined from certificates */
+  certificate_not_before: Date | null;
   certificate_not_after: Date | null;
 }
 
 const SELECT = `select d.id, d.organization_id, d.service_id, d.domain, d.generate_certificate, d.use_cdn, d.status, d.message,
-  d.retry_at, d.attempts, d.checked_at, d.created_at, d.updated_at, c.not_after as certificate_not_after
+  d.retry_at, d.attempts, d.checked_at, d.created_at, d.updated_at, c.not_before as certificate_not_before, c.not_after as certificate_not_after
   from custom_domains d left join certificates c on c.host = d.domain`;
 
 export async function listServiceDomains(db: Queryable, serviceId: string): Promise<DomainRow[]> {

@@ -3,7 +3,7 @@
 // DNS answered, the back-off of a failed order and when a certificate is due for renewal.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dnsRecord, isApex, judge, normalizeDomain, passes, renewalDue, retryAt, type DomainVerdict } from './domains.rules.ts';
+import { dnsRecord, isApex, judge, normalizeDomain, passes, renewalDue, retryAt, type DomainVerdict, storedForm } from './domains.rules.ts';
 
 const o = { ingressDomain: 'apps.example.net', dns01: false };
 const refused = (v: DomainVerdict): string => {
@@ -118,4 +118,10 @@ test('renewalDue: once less than the fraction of the lifetime is left', () => {
   assert.equal(renewalDue(notBefore, notAfter, at(-1), 1 / 3), true);
   assert.equal(renewalDue(notBefore, notAfter, at(88), 1), true);
   assert.equal(renewalDue(notBefore, notAfter, notBefore, 0.5), false);
+});
+
+test('storedForm: any spelling of a name finds the stored one (case, Unicode or punycode, trailing dot, wildcard)', () => {
+  assert.equal(storedForm(' Bücher.Example.ORG. '), 'xn--bcher-kva.example.org');
+  assert.equal(storedForm('xn--bcher-kva.example.org'), 'xn--bcher-kva.example.org');
+  assert.equal(storedForm('*.Shop.Test'), '*.shop.test');
 });

@@ -9,7 +9,15 @@ export type DomainVerdict = { ok: true; domain: string; wildcard: boolean } | { 
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-/** the stored form of a requested domain (lower case, punycode, no trailing dot), or why it is refused */
+/** the form a domain is stored and looked up in: lower case, punycode, no trailing dot (any spelling finds it) */
+export function storedForm(raw: string): string {
+  const text = raw.trim().toLowerCase().replace(/\.$/, '');
+  const wildcard = text.startsWith('*.');
+  const ascii = domainToASCII(wildcard ? text.slice(2) : text) || text;
+  return wildcard ? `*.${ascii}` : ascii;
+}
+
+/** the stored form of a requested domain (storedForm), or why it is refused */
 export function normalizeDomain(raw: string, o: { ingressDomain: string; dns01: boolean }): DomainVerdict {
   const text = raw.trim().toLowerCase().replace(/\.$/, '');
   const wildcard = text.startsWith('*.');

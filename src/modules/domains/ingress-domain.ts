@@ -8,7 +8,7 @@ import type { Db } from '../../db/db.ts';
 import type { Config } from '../../config/config.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { DomainIngress } from '../../engine/index.ts';
-import { AcmeRefusal, orderCertificate } from './acme.ts';
+import { AcmeRefusal, issueCertificate } from './acme.ts';
 import { renewalDue, retryAt } from './domains.rules.ts';
 import * as repo from './domains.repo.ts';
 
@@ -37,10 +37,7 @@ export function createIngressDomainCertificate(deps: IngressDomainDeps) {
     if (!ingress?.httpsAddress || !(await due())) return;
     const held = await repo.findCertificate(db, host);
     try {
-      const issued = await orderCertificate(db, deps.sealer, config.https, host);
-      await repo.saveCertificate(db, {
-        host, chain_pem: issued.chainPem, key_sealed: deps.sealer.seal(issued.keyPem), not_before: issued.notBefore, not_after: issued.notAfter, issuer: issued.issuer,
-      });
+      const issued = await issueCertificate(db, deps.sealer, config.https, host);
       await repo.setOrder(db, host, null);
       await ingress.setCertificate(host, issued.chainPem, issued.keyPem);
       await ingress.setHttps(host, true);

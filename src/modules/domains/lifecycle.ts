@@ -12,7 +12,7 @@ import { serviceHost, type DomainIngress } from '../../engine/index.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { serviceIdKey } from '../deployments/deployments.rules.ts';
 import type { ServicesService } from '../services/services.service.ts';
-import { AcmeRefusal, orderCertificate } from './acme.ts';
+import { AcmeRefusal, issueCertificate } from './acme.ts';
 import type { DomainDns } from './dns.ts';
 import { judge, passes, renewalDue, retryAt, type Verdict } from './domains.rules.ts';
 import * as repo from './domains.repo.ts';
@@ -77,11 +77,7 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
     if (held && !renewalDue(held.not_before, held.not_after, new Date(), config.https.renewalFraction)) {
       return held.not_after;
     }
-    const issued = await orderCertificate(db, deps.sealer, config.https, row.domain);
-    await repo.saveCertificate(db, {
-      host: row.domain, chain_pem: issued.chainPem, key_sealed: deps.sealer.seal(issued.keyPem),
-      not_before: issued.notBefore, not_after: issued.notAfter, issuer: issued.issuer,
-    });
+    const issued = await issueCertificate(db, deps.sealer, config.https, row.domain);
     await ingress.setCertificate(row.domain, issued.chainPem, issued.keyPem);
     deps.logger.info({ domain: row.domain, notAfter: issued.notAfter, renewal: held !== null }, `custom domains: certificate ${held ? 'renewed' : 'issued'} for ${row.domain}`);
     return issued.notAfter;
@@ -136,8 +132,9 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
     let queued = 0;
     for (const row of due) {
       if (row.status === 'ACTIVE') {
-        const held = await repo.findCertificate(db, row.domain);
-        const renew = row.generate_certificate && (!held || renewalDue(held.not_before, held.not_after, new Date(), config.https.renewalFraction));
+        // the certificate's dates come with the row (one statement for the whole visit)
+        const held = row.certificate_not_before && row.certificate_not_after;
+        const renew = row.generate_certificate && (!held || renewalDue(row.certificate_not_before!, row.certificate_not_after!, new Date(), config.https.renewalFraction));
         if (!renew || (row.retry_at && row.retry_at > new Date())) continue;
       }
       await deps.queue.enqueue(db, 'domains.advance', { domainId: row.id }, { singletonKey: row.id });
