@@ -80,6 +80,9 @@ describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, tim
     const active = await until(made.id, (d) => d.status === 'ACTIVE' || d.status === 'FAILED');
     assert.equal(active.status, 'ACTIVE', `${active.message}\n${pebble.output().slice(-2000)}`);
     assert.ok(active.certificate_expires_at, 'the expiry is shown');
+    // each status change is a line in the service's log
+    const lines = (await berth.api('GET', `/application/${appId}/log?tail=1000`)).body.results.map((l: any) => l.message as string);
+    for (const status of ['CERTIFICATE_PENDING', 'ACTIVE']) assert.ok(lines.some((l: string) => l.startsWith(`Custom domain www.shop.test: ${status}`)), `${status} in ${lines.slice(-10).join(' | ')}`);
     console.log(`# certificate serving ${Date.now() - started} ms after the domain was added (DNS already answering)`);
     const page = await httpsGet(httpsPort, 'www.shop.test', root);
     assert.equal(page.status, 200);

@@ -49,7 +49,8 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
 
   /** the new state, with its event and log line when the status changes (one transaction) */
   async function move(row: repo.DomainRow, service: ServiceRow, next: { status: repo.DomainStatus; message: string | null; retryAt?: Date | null; attempts?: number }): Promise<void> {
-    const scope = await deps.eventScope(service.id);
+    // the webhook filters' scope is read only when the status changes (a waiting domain is visited every minute)
+    const scope = next.status !== row.status ? await deps.eventScope(service.id) : null;
     const projectName = scope?.projectName;
     const mode = scope?.environmentMode;
     await db.transaction(async (tx) => {
