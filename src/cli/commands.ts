@@ -99,7 +99,7 @@ export async function printOpenApi(config: Config): Promise<void> {
 export async function openApiDocument(config: Config): Promise<Record<string, any>> {
   const detachedQueue: TaskQueue = {
     enqueue: async () => { throw new Error('no queue in this command'); },
-    work: async () => {}, schedule: async () => {}, unschedule: async () => {},
+    work: async () => false, schedule: async () => {}, unschedule: async () => {},
     stats: async () => ({ queued: 0, active: 0, deferred: 0, total: 0 }), stop: async () => {},
   };
   const ctx = createContext({

@@ -23,7 +23,11 @@ export type TaskHandler = (payload: Record<string, unknown>, task: TaskContext) 
 
 export interface TaskQueue {
   enqueue(tx: Queryable, kind: TaskKind, payload: Record<string, unknown>, options?: EnqueueOptions): Promise<string | null>;
-  work(kind: TaskKind, handler: TaskHandler, options?: { concurrency?: number }): Promise<void>;
+  /** `handler` runs the kind's tasks in this process from now on. The queue holds one handler per
+   * kind: the first call subscribes the kind (its workers, `concurrency` slots) and returns true; a
+   * later call only puts its handler in place of the one before and returns false (tests build
+   * several apps over one queue; each runs the tasks while it is the latest to call) */
+  work(kind: TaskKind, handler: TaskHandler, options?: { concurrency?: number }): Promise<boolean>;
   /** recurring task on a cron (one firing per slot across all processes) */
   schedule(kind: TaskKind, cron: string, payload: Record<string, unknown>, options?: { tz?: string; key?: string }): Promise<void>;
   unschedule(kind: TaskKind, key?: string): Promise<void>;
@@ -82,6 +86,8 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
   const wake = (kind: string) => {
     for (const id of localWorkers.get(kind) ?? []) boss.notifyWorker(id);
   };
+  /** the handler of each kind subscribed here: the one given by the latest work() call */
+  const handlers = new Map<TaskKind, TaskHandler>();
 
   return {
     async enqueue(tx, kind, payload, opts = {}) {
@@ -99,6 +105,9 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
     },
     async work(kind, handler, opts = {}) {
       if (!options.workers) throw new Error('this process does not run workers (role api)');
+      const subscribed = handlers.has(kind);
+      handlers.set(kind, handler);
+      if (subscribed) return false;
       // One pg-boss worker per slot (not localConcurrency), so each slot knows its own id: a slot
       // that just finished a task asks for the next one at once instead of sleeping out the
       // polling interval (pg-boss waits `interval - duration` after every fetch, so a 200 ms task
@@ -117,7 +126,7 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
             if (!job) return;
             for (const other of ids) if (other !== slotId) boss.notifyWorker(other);
             try {
-              await handler(job.data ?? {}, {
+              await handlers.get(kind)!(job.data ?? {}, {
                 id: job.id,
                 retryCount: (job as { retryCount?: number }).retryCount ?? 0,
                 signal: (job as { signal?: AbortSignal }).signal ?? new AbortController().signal,
@@ -130,6 +139,7 @@ export async function startQueue(db: Db, options: QueueOptions): Promise<TaskQue
         ids.push(slotId);
       }
       localWorkers.set(kind, [...(localWorkers.get(kind) ?? []), ...ids]);
+      return true;
     },
     async schedule(kind, cron, payload, opts = {}) {
       await boss.schedule(kind, cron, payload, { tz: opts.tz ?? 'UTC', ...(opts.key ? { key: opts.key } : {}) });

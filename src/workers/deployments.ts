@@ -1,11 +1,9 @@
 // The deployment workers: the deployment runner (src/modules/deployments/runner.ts) subscribed to
 // the deployments.run and deployments.sweep task kinds, and a sweep at start for what a previous
-// process left running (their entries in handlers.ts). Handlers are idempotent; subscribed once per
-// process (every context of a process shares its queue), they go through the latest context.
+// process left running (their entries in handlers.ts). Handlers are idempotent; the queue holds one
+// handler per kind, the context that subscribed it last (every context of a test process shares its queue).
 import type { AppContext } from '../context.ts';
 import type { TaskContext } from '../queue/queue.ts';
-
-export { configureDeploymentWorkers, deploymentWorkerSettings } from '../modules/deployments/runner.ts';
 
 /** runs (or resumes) one deployment; returns quietly when it is not its turn or not ours */
 export function runDeployment(ctx: Pick<AppContext, 'services'>, deploymentId: string, task: Pick<TaskContext, 'id'>): Promise<void> {

@@ -1,8 +1,9 @@
 // The task table (handlers.ts): a handler for every kind of src/queue/tasks.ts and for no other (a
 // kind added there without a handler fails here, on top of the type check); the schedules are of
 // kinds with a handler, as five-field crons; subscribeTasks subscribes each kind once per queue with
-// its concurrency, installs its schedule and runs its atStart once, and a later call only switches
-// the context the handlers get. On a recording queue: nothing runs for real.
+// its concurrency, installs its schedule and runs its atStart once, and a later call only puts its
+// handlers in place of the queue's. On a recording queue holding one handler per kind, as the real
+// one does: nothing runs for real.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AppContext } from '../context.ts';
@@ -23,10 +24,16 @@ test('the schedules are of kinds with a handler, as five-field crons', () => {
 });
 
 test('subscribeTasks: each kind once per queue, with its concurrency and schedule; a later call switches the context', async () => {
-  const worked: Array<{ kind: TaskKind; concurrency: number | undefined; handler: TaskHandler }> = [];
+  const worked: Array<{ kind: TaskKind; concurrency: number | undefined }> = [];
+  const handlers = new Map<TaskKind, TaskHandler>();
   const scheduled: Array<{ kind: TaskKind; cron: string }> = [];
   const queue = {
-    async work(kind: TaskKind, handler: TaskHandler, options?: { concurrency?: number }) { worked.push({ kind, handler, concurrency: options?.concurrency }); },
+    async work(kind: TaskKind, handler: TaskHandler, options?: { concurrency?: number }) {
+      const first = !handlers.has(kind);
+      handlers.set(kind, handler);
+      if (first) worked.push({ kind, concurrency: options?.concurrency });
+      return first;
+    },
     async schedule(kind: TaskKind, cron: string) { scheduled.push({ kind, cron }); },
   } as unknown as TaskQueue;
   const ticked: string[] = [];
@@ -53,7 +60,7 @@ test('subscribeTasks: each kind once per queue, with its concurrency and schedul
   assert.equal(worked.length, Object.keys(TASK_KINDS).length, 'nothing subscribed twice');
   assert.equal(scheduled.length, Object.keys(TASK_SCHEDULES).length);
   assert.equal(sweeps, 1, 'no second sweep at start');
-  const tick = worked.find((w) => w.kind === 'workflows.schedule')!.handler;
+  const tick = handlers.get('workflows.schedule')!;
   await tick({}, { id: 'task-1', retryCount: 0, signal: new AbortController().signal });
   assert.deepEqual(ticked, ['second'], 'the handler goes through the latest context');
 });

@@ -7,20 +7,22 @@
 // the attempt says why. Decision 0192.
 import type { AppContext } from '../context.ts';
 import { postJson, type PostResult } from '../modules/webhooks/webhooks.http.ts';
-import { attemptOutcome, retrySettings, signatureHeaders } from '../modules/webhooks/webhooks.rules.ts';
+import { attemptOutcome, signatureHeaders } from '../modules/webhooks/webhooks.rules.ts';
 import { attemptHeaders, headersProblem, outputUrlProblem } from '../modules/workflows/outputs.rules.ts';
-import * as outputs from '../modules/workflows/outputs.service.ts';
-import { OUTPUT_DELIVERY_TASK, openHeaders, workflowOutputSigningSecret } from '../modules/workflows/outputs.service.ts';
+import { openHeaders, workflowOutputSigningSecret } from '../modules/workflows/outputs.service.ts';
 
-type Ctx = Pick<AppContext, 'db' | 'queue' | 'config' | 'sealer' | 'services'>;
+type Ctx = Pick<AppContext, 'db' | 'config' | 'sealer' | 'services'>;
 
 /** an attempt not made: nothing was sent, and retrying cannot help */
 const refused = (error: string): PostResult => ({ status: null, body: null, retryAfter: undefined, error, refused: true, durationMs: 0 });
 
 export async function deliverWorkflowOutput(ctx: Ctx, deliveryId: string): Promise<void> {
   const { db } = ctx;
-  const d = await outputs.findDelivery(db, deliveryId);
-  if (!d || d.status !== 'PENDING') return;
+  const outputs = ctx.services.workflowOutputs;
+  // the organization webhooks' schedule: the same back-off, give-up age and per-attempt timeout
+  const retries = ctx.services.webhooks.retries;
+  const d = await outputs.pendingDelivery(deliveryId);
+  if (!d) return;
   const attempt = d.attempts + 1;
   const allowPrivate = ctx.config.webhookAllowPrivateTargets;
   const headers = openHeaders(ctx.sealer, d.headers_sealed);
@@ -30,16 +32,10 @@ export async function deliverWorkflowOutput(ctx: Ctx, deliveryId: string): Promi
   const result = problem !== null
     ? refused(problem)
     : await postJson(d.target_url, d.body, attemptHeaders(headers, signatureHeaders(secret!, d.message_id, d.body)),
-      { allowPrivate, timeoutMs: retrySettings.timeoutMs });
-  const { ok, retryInMs } = attemptOutcome(result, attempt, Date.now() - new Date(d.created_at).getTime());
-  await db.transaction(async (tx) => {
-    await outputs.recordAttempt(tx, {
-      deliveryId: d.id, attempt, targetUrl: d.target_url, status: result.status, body: result.body, error: result.error, durationMs: result.durationMs,
-    });
-    const nextAt = retryInMs === null ? null : new Date(Date.now() + retryInMs);
-    await outputs.updateOutcome(tx, d.id, {
-      status: ok ? 'DELIVERED' : nextAt ? 'PENDING' : 'FAILED', attempts: attempt, lastStatusCode: result.status, nextAttemptAt: nextAt,
-    });
-    if (nextAt) await ctx.queue.enqueue(tx, OUTPUT_DELIVERY_TASK, { deliveryId: d.id }, { startAfter: nextAt });
+      { allowPrivate, timeoutMs: retries.timeoutMs });
+  const { ok, retryInMs } = attemptOutcome(retries, result, attempt, Date.now() - new Date(d.created_at).getTime());
+  await outputs.recordAttempt({
+    deliveryId: d.id, attempt, targetUrl: d.target_url, result, ok,
+    nextAttemptAt: retryInMs === null ? null : new Date(Date.now() + retryInMs),
   });
 }

@@ -114,7 +114,7 @@ describe('cloning a private repository with a git token', () => {
     const run = await t.request('POST', `/agenticWorkflow/${wf.body.id}/run`, { token: org.token });
     assert.equal(run.status, 202, run.raw);
     const prepared = await prepareAgentRun({
-      db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: null,
+      db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, runCredentials: t.ctx.services.runCredentials, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: null,
     }, run.body.deployment_id, wf.body.id);
     assert.ok(prepared && 'spec' in prepared, JSON.stringify(prepared));
     const spec = prepared.spec;

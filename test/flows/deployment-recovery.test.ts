@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import * as repo from '../../src/modules/deployments/deployments.repo.ts';
-import { configureDeploymentWorkers, deploymentWorkerSettings, runDeployment, sweepAbandonedDeployments } from '../../src/workers/deployments.ts';
+import { runDeployment, sweepAbandonedDeployments } from '../../src/workers/deployments.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { testDatabase } from '../support/db.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
@@ -24,7 +24,6 @@ describe('deployment recovery after a worker dies', () => {
     org = await seedOrganization(t);
   });
   after(async () => {
-    configureDeploymentWorkers({ staleSeconds: 60, maxRecoveries: 3 });
     await t.close();
   });
 
@@ -59,7 +58,7 @@ describe('deployment recovery after a worker dies', () => {
   test('after its recoveries are spent, an abandoned deployment is failed explicitly', async () => {
     const env = await seedEnvironment(t, org);
     const app = await seedService(t, env, 'APPLICATION', {});
-    const id = await abandoned(env, app, deploymentWorkerSettings.maxRecoveries);
+    const id = await abandoned(env, app, t.ctx.services.deploymentRunner.settings.maxRecoveries);
     await sweepAbandonedDeployments(t.ctx);
     const d = await status(id);
     assert.equal(d.finished, true);
@@ -87,7 +86,7 @@ describe('deployment recovery after a worker dies', () => {
       organizationId: env.organizationId, projectId: env.projectId, environmentId: env.id, serviceId: app, serviceType: 'APPLICATION',
       action: 'DEPLOY', gitCommitId: null, imageTag: null, origin: 'API', triggeredBy: null, metadata: {}, previousState: 'STOPPED',
     }));
-    configureDeploymentWorkers({ staleSeconds: 2 });
+    t.ctx.services.deploymentRunner.configure({ staleSeconds: 2 });
     configureSimulatedEngine({ stepMs: 3500 });
     try {
       const running = runDeployment(t.ctx, id, { id: 'live-task' });
@@ -104,7 +103,7 @@ describe('deployment recovery after a worker dies', () => {
       await running;
       assert.equal((await status(id)).status, 'DEPLOYED');
     } finally {
-      configureDeploymentWorkers({ staleSeconds: 60 });
+      t.ctx.services.deploymentRunner.configure({ staleSeconds: 60 });
       configureSimulatedEngine({ stepMs: 50 });
     }
   });
@@ -126,13 +125,13 @@ describe('deployment recovery after a worker dies', () => {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       assert.equal((await status(id)).status, 'DEPLOYING', 'left running by the dead worker');
-      configureDeploymentWorkers({ staleSeconds: 1 });
+      t.ctx.services.deploymentRunner.configure({ staleSeconds: 1 });
       await new Promise((r) => setTimeout(r, 1500));
       await sweepAbandonedDeployments(t.ctx);
       const done = await eventually(async () => { const d = await status(id); return d.finished ? d : null; }, 15_000);
       assert.equal(done.status, 'DEPLOYED');
     } finally {
-      configureDeploymentWorkers({ staleSeconds: 60 });
+      t.ctx.services.deploymentRunner.configure({ staleSeconds: 60 });
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   });

@@ -19,7 +19,6 @@ import { createSealer } from '../../src/lib/crypto.ts';
 import { VERSION } from '../../src/runtime.ts';
 import { testDatabase } from '../support/db.ts';
 import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
-import { configureWebhookRetries } from '../../src/modules/webhooks/webhooks.rules.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
@@ -169,9 +168,8 @@ describe('webhook receiver outage', () => {
   test('events raised while the receiver is down all arrive, once each, when it comes back', async () => {
     const stepMs = simulatedEngineSettings.stepMs;
     configureSimulatedEngine({ stepMs: 30 });
-    configureWebhookRetries({ baseDelayMs: 300 });
     const port = await freePort();
-    const t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    const t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 300 } } });
     const { createServer } = await import('node:http');
     const received: Array<{ id: string; type: string }> = [];
     const receiver = createServer((req, res) => {
@@ -211,7 +209,6 @@ describe('webhook receiver outage', () => {
       assert.equal(new Set(received.map((r) => r.id)).size, 4, 'each event once');
     } finally {
       configureSimulatedEngine({ stepMs });
-      configureWebhookRetries({ baseDelayMs: 5000 });
       receiver.close();
       await t.close();
     }

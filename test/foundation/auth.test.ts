@@ -113,7 +113,7 @@ describe('authentication', () => {
 
   test('a connection forgets its token once the token cache is emptied for its bound (a later revocation cannot reach it there)', async () => {
     const org = await seedOrganization(t);
-    const identity = createIdentityService(t.ctx.db, t.config, t.ctx.services.tokens, { cacheLimit: 2 });
+    const identity = createIdentityService(t.ctx.db, t.config, t.ctx.services.tokens, t.ctx.services.runCredentials, { cacheLimit: 2 });
     const issued = await Promise.all(['a', 'b', 'c'].map((n) => t.ctx.services.tokens.issue(t.ctx.db, org.id, `bounded-${n}`, 'VIEWER')));
     const [a, b, c] = issued.map((i) => `Token ${i.token}`) as [string, string, string];
     const connection = {};

@@ -14,7 +14,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { prepareAgentRun, BERTH_TOKEN_VARIABLE, type AgentRunDeps } from '../../src/modules/workflows/agent-run.ts';
 import { allowedHosts, filterLines } from '../../src/engine/agent/egress.ts';
 import type { AgentRunSpec } from '../../src/engine/agent/spec.ts';
-import { mintRunCredential } from '../../src/modules/run-credentials/run-credentials.repo.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { runWorkflowAgent } from '../../src/modules/workflows/agent-step.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
@@ -32,7 +31,7 @@ describe('a workflow run\'s berth credential', () => {
   const clients: Client[] = [];
 
   const deps = (): AgentRunDeps => ({
-    db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: 'http://berth.internal:8080',
+    db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, runCredentials: t.ctx.services.runCredentials, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: 'http://berth.internal:8080',
   });
   async function app(environmentId: string, name: string): Promise<string> {
     const r = await t.request('POST', `/environment/${environmentId}/application`, { token: org.token, body: { name, git_repository: { url: 'https://github.com/acme/x' } } });
@@ -160,7 +159,7 @@ describe('a workflow run\'s berth credential', () => {
       },
     };
     const lines: string[] = [];
-    await runWorkflowAgent({ ...t.ctx, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, engine }, {
+    await runWorkflowAgent({ ...t.ctx, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, runCredentials: t.ctx.services.runCredentials, engine }, {
       id: w.id, type: 'AGENTIC_WORKFLOW', name: 'wf', slug: 'wf', environmentId: env.id, spec: {}, advancedSettings: {},
       gitCommitId: null, imageTag: null, deploymentId: run.body.deployment_id,
     }, async (_kind, message) => { lines.push(message); }, new AbortController().signal, { beat: async () => false });
@@ -172,7 +171,7 @@ describe('a workflow run\'s berth credential', () => {
     // revocation is per run: the credential this test minted earlier for the same run is refused too
     await assert.rejects(connect(w.token!), /401|unknown, expired or revoked/);
 
-    const expired = await mintRunCredential(t.ctx.db, {
+    const expired = await t.ctx.services.runCredentials.mint(t.ctx.db, {
       organizationId: org.id, runId: w.runId, workflowId: w.id, environmentId: env.id, serviceIds: [w.id], mayAct: false, expiresAt: new Date(Date.now() - 1000),
     });
     const r = await fetch(`${base}/mcp`, { method: 'POST', headers: { authorization: `Token ${expired}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

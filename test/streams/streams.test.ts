@@ -7,10 +7,9 @@ import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
-import { configureStreams } from '../../src/modules/streams/sse.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
-import { eventually, expectErrorBody, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
+import { eventually, expectErrorBody, listenOnLoopback, seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 import { openStream } from '../support/sse.ts';
 
 describe('live streams', () => {
@@ -182,15 +181,16 @@ describe('live streams', () => {
 
   test('a quiet stream carries a keep-alive comment', async () => {
     const svc = await seedService(t, env, 'CONTAINER', { image_name: 'nginx', tag: '1' });
-    configureStreams({ keepAliveMs: 100 });
+    // an app of its own with a short keep-alive period (the periods are its streams service's)
+    const quick = await startTestApp({ tuning: { streams: { keepAliveMs: 100 } } });
     try {
-      const s = await openStream(`${base}/container/${svc}/log/stream`, org.token);
+      const s = await openStream(`${await listenOnLoopback(quick)}/container/${svc}/log/stream`, org.token);
       await eventually(async () => s.comments.length >= 2, 5000, 20);
       assert.ok(s.comments.every((c) => c === 'keep-alive'));
       assert.equal(s.events.length, 0);
       s.close();
     } finally {
-      configureStreams({ keepAliveMs: 15_000 });
+      await quick.close();
     }
   });
 

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createContext, type AppContext } from '../../src/context.ts';
+import type { Tuning } from '../../src/services.ts';
 import { ensureOrganization } from '../../src/bootstrap.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/app-type.ts';
@@ -63,7 +64,8 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
   return Object.freeze({ ...base, ...overrides });
 }
 
-export async function startTestApp(options: { config?: Partial<Config>; env?: Record<string, string> } = {}): Promise<TestApp> {
+/** `tuning`: shorter periods for this app's services (webhook retries, deployment workers, streams) */
+export async function startTestApp(options: { config?: Partial<Config>; env?: Record<string, string>; tuning?: Tuning } = {}): Promise<TestApp> {
   const { db } = await testDatabase();
   const config = testConfig(options.config, options.env);
   const logger = pino({ level: config.logLevel });
@@ -71,7 +73,7 @@ export async function startTestApp(options: { config?: Partial<Config>; env?: Re
     version: VERSION, config, db, logger, queue: await testQueue(),
     sealer: createSealer(Buffer.from(config.encryptionKey!, 'base64')),
     rateLimiter: await createRateLimiter({ limit: config.rateLimitPerHour, redisUrl: config.redisUrl, logger }),
-  });
+  }, options.tuning);
   const app = await buildApp(ctx);
   await app.ready();
   return {

@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { postJson } from '../../src/modules/webhooks/webhooks.http.ts';
-import { configureWebhookRetries } from '../../src/modules/webhooks/webhooks.rules.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
@@ -28,7 +27,6 @@ describe('organization webhooks', () => {
 
   before(async () => {
     configureSimulatedEngine({ stepMs: 50 });
-    configureWebhookRetries({ baseDelayMs: 200 });
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => { body += c; });
@@ -41,13 +39,12 @@ describe('organization webhooks', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 200 } } });
     await startDeploymentWorkers(t.ctx);
     await startWebhookWorkers(t.ctx);
     org = await seedOrganization(t);
   });
   after(async () => {
-    configureWebhookRetries({ baseDelayMs: 5000 });
     await t.close();
     await new Promise((r) => server.close(r));
   });

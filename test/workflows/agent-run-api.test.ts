@@ -53,7 +53,7 @@ describe('agent runs through the API (simulated engine)', () => {
   const runCount = async (workflowId: string) =>
     (await t.ctx.db.query<{ n: number }>('select count(*)::int as n from agentic_workflow_runs where workflow_id = $1', [workflowId]))[0]!.n;
   const deps = (over: Partial<AgentRunDeps> = {}): AgentRunDeps => ({
-    db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: null, ...over,
+    db: t.ctx.db, sealer: t.ctx.sealer, services: t.ctx.services.services, llmProviders: t.ctx.services.llmProviders, mcpServers: t.ctx.services.mcpServers, runCredentials: t.ctx.services.runCredentials, ingress: { domain: t.config.ingressDomain, port: t.config.ingressPort }, requireCredential: false, berthUrl: null, ...over,
   });
   const specOf = (p: PreparedRun | null) => {
     assert.ok(p, 'the deployment carries a run');

@@ -9,7 +9,6 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { configureWebhookRetries, retrySettings } from '../../src/modules/webhooks/webhooks.rules.ts';
 import { enqueueOutputDeliveries } from '../../src/modules/workflows/outputs.service.ts';
 import type { TaskQueue } from '../../src/queue/queue.ts';
 import { deliverWorkflowOutput } from '../../src/workers/workflow-outputs.ts';
@@ -28,10 +27,8 @@ describe('agentic workflow output deliveries', () => {
   const received: Received[] = [];
   /** per path: statuses to answer in turn (200 once exhausted) */
   const script = new Map<string, number[]>();
-  const baseDelayMs = retrySettings.baseDelayMs;
 
   before(async () => {
-    configureWebhookRetries({ baseDelayMs: 200 });
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => { body += c; });
@@ -43,13 +40,12 @@ describe('agentic workflow output deliveries', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 200 } } });
     await startWorkflowOutputWorkers(t.ctx);
     org = await seedOrganization(t);
     env = await seedEnvironment(t, org);
   });
   after(async () => {
-    configureWebhookRetries({ baseDelayMs });
     await t.close();
     await new Promise((r) => server.close(r));
   });

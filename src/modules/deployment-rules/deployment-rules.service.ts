@@ -24,6 +24,15 @@ export interface DeploymentRulesService {
   reorder(p: Principal, projectId: string, orderedIds: string[]): Promise<RuleList>;
   getForEnvironment(p: Principal, environmentId: string): Promise<EnvironmentDeploymentRule>;
   updateForEnvironment(p: Principal, environmentId: string, ruleId: string, body: EnvironmentDeploymentRuleRequest): Promise<EnvironmentDeploymentRule>;
+
+  // For the environments module: a new environment gets its rule (from the project rule its name
+  // matches) and a clone its source's, inside the creating transaction.
+  /** the first of the project's rules (by priority) whose wildcard matches the environment's name */
+  matchingProjectRule(tx: Queryable, projectId: string, environmentName: string): Promise<repo.StoredProjectRule | undefined>;
+  /** a new environment's rule: the matching project rule's schedule and auto_stop, or the defaults */
+  insertNewEnvironmentRule(tx: Queryable, environmentId: string, rule: repo.StoredProjectRule | undefined): Promise<void>;
+  /** a clone takes its source's rule (or the defaults when the source has none) */
+  copyEnvironmentRule(tx: Queryable, fromEnvironmentId: string, toEnvironmentId: string): Promise<void>;
 }
 
 function schedule(input: ScheduleInput): Schedule {
@@ -31,23 +40,6 @@ function schedule(input: ScheduleInput): Schedule {
   if (!checked.ok) throw badRequest(checked.error);
   return checked.value;
 }
-
-// For other modules: the environments module gives a new environment its rule (from the project
-// rule its name matches) and a clone its source's, inside its own transaction; never through
-// deployment-rules.repo.ts.
-
-/** the first of the project's rules (by priority) whose wildcard matches the environment's name */
-export async function matchingProjectRule(tx: Queryable, projectId: string, environmentName: string): Promise<repo.StoredProjectRule | undefined> {
-  return firstMatchingRule(await repo.listStoredProjectRules(tx, projectId), environmentName);
-}
-
-/** a new environment's rule: the matching project rule's schedule and auto_stop, or the defaults */
-export async function insertNewEnvironmentRule(tx: Queryable, environmentId: string, rule: repo.StoredProjectRule | undefined): Promise<void> {
-  await repo.insertEnvironmentRule(tx, environmentId, rule?.schedule ?? DEFAULT_SCHEDULE, rule?.auto_stop ?? false, false);
-}
-
-/** a clone takes its source's rule (or the defaults when the source has none) */
-export const copyEnvironmentRule = repo.copyEnvironmentRule;
 
 export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsService; scope: ScopeService; clusters: Pick<ClustersService, 'ofOrganization'> }): DeploymentRulesService {
   const { db, projects, scope, clusters } = deps;
@@ -69,6 +61,11 @@ export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsS
   }
 
   return {
+    matchingProjectRule: async (tx, projectId, environmentName) => firstMatchingRule(await repo.listStoredProjectRules(tx, projectId), environmentName),
+    async insertNewEnvironmentRule(tx, environmentId, rule) {
+      await repo.insertEnvironmentRule(tx, environmentId, rule?.schedule ?? DEFAULT_SCHEDULE, rule?.auto_stop ?? false, false);
+    },
+    copyEnvironmentRule: (tx, from, to) => repo.copyEnvironmentRule(tx, from, to),
     async list(p, projectId, req) {
       await projects.resolve(p, projectId, 'read');
       const { items, total } = await repo.listProjectRules(db, projectId, req.limit, req.offset);

@@ -12,13 +12,13 @@ import {
   STABLE_STATES, serviceIdKey, settledEvent, type DeploymentRecord,
 } from './deployments.rules.ts';
 
-/** abort controllers of the deployments running in this process (a cancel aborts the step) */
-export const runningControllers = new Map<string, AbortController>();
-
 export interface LifecycleDeps {
   queue: TaskQueue;
   /** what other modules do with a settled deployment (a workflow run's outcome, a cron job's schedule), inside the settling transaction */
   onSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
+  /** abort controllers of the deployments this instance's runner is running, by deployment id: the
+   * runner adds and removes them, a cancel through this instance's service aborts the step */
+  readonly running: Map<string, AbortController>;
 }
 
 function eventPayload(d: repo.DeploymentRow, status: string, message: string | null): Record<string, unknown> {

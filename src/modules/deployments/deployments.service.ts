@@ -12,7 +12,7 @@ import type { Principal } from '../access/principal.ts';
 import { displayName } from '../access/principal.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './deployments.repo.ts';
-import { runningControllers, settle, type LifecycleDeps } from './deployments.lifecycle.ts';
+import { settle, type LifecycleDeps } from './deployments.lifecycle.ts';
 import { QUEUED_STATE, STABLE_STATES, type DeploymentAction, type DeploymentRecord, type SourceBaseline } from './deployments.rules.ts';
 import { durationSeconds, environmentDeploymentStatus, environmentState, groupStatuses, type LastDeployment, type StatusGroups } from './environment-status.rules.ts';
 
@@ -95,7 +95,7 @@ export function createDeploymentsService(deps: {
   onSettled: LifecycleDeps['onSettled'];
 }): DeploymentsService {
   const { db, queue, scope } = deps;
-  const lifecycle: LifecycleDeps = { queue, onSettled: deps.onSettled };
+  const lifecycle: LifecycleDeps = { queue, onSettled: deps.onSettled, running: new Map() };
 
   async function request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord> {
     const svc = await repo.findService(tx, input.serviceId);
@@ -207,7 +207,7 @@ export function createDeploymentsService(deps: {
         if (fresh.finished) throw conflict(`The deployment is already finished (${fresh.status}); it cannot be canceled`);
         return cancelIn(tx, fresh);
       });
-      runningControllers.get(deploymentId)?.abort(new Error('canceled'));
+      lifecycle.running.get(deploymentId)?.abort(new Error('canceled'));
       return record;
     },
     async cancelEnvironment(p, environmentId) {
@@ -221,7 +221,7 @@ export function createDeploymentsService(deps: {
         for (const id of ids.reverse()) out.push(await cancelIn(tx, (await repo.findDeployment(tx, id))!));
         return out.reverse();
       });
-      for (const r of records) runningControllers.get(r.id)?.abort(new Error('canceled'));
+      for (const r of records) lifecycle.running.get(r.id)?.abort(new Error('canceled'));
       return environmentResult(environmentId, records);
     },
     async get(p, deploymentId) {

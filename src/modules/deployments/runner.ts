@@ -11,20 +11,18 @@ import { recordPublishedHost } from '../services/databases/public-access.ts';
 import { completeAdvancedSettings } from '../services/advanced-settings/index.ts';
 import { ADVANCED_SETTINGS_KINDS } from '../services/services.service.ts';
 import * as repo from './deployments.repo.ts';
-import { advance, runningControllers, settle, start, wakeQueue, type LifecycleDeps } from './deployments.lifecycle.ts';
+import { advance, settle, start, wakeQueue, type LifecycleDeps } from './deployments.lifecycle.ts';
 import { SUCCESS_STATUS, errorStatus, runningStatus, stepOfStatus, stepsOf, type Step } from './deployments.rules.ts';
 import { buildRuntimePlan } from './runtime-plan.ts';
 
-export const deploymentWorkerSettings = {
+export interface DeploymentWorkerSettings {
   /** a running deployment whose heartbeat is older than this is considered abandoned */
-  staleSeconds: 60,
+  staleSeconds: number;
   /** resumes of an abandoned deployment before it is failed explicitly */
-  maxRecoveries: 3,
-};
-
-export function configureDeploymentWorkers(settings: Partial<typeof deploymentWorkerSettings>): void {
-  Object.assign(deploymentWorkerSettings, settings);
+  maxRecoveries: number;
 }
+
+const DEFAULT_WORKER_SETTINGS: Readonly<DeploymentWorkerSettings> = Object.freeze({ staleSeconds: 60, maxRecoveries: 3 });
 
 /** what a step of its own gets of the deployment it runs in */
 export interface RunningDeployment {
@@ -36,20 +34,35 @@ export interface RunningDeployment {
 type ApplyStep = (target: DriverService, log: LogSink, signal: AbortSignal, deployment: RunningDeployment) => Promise<BuildResult | void>;
 
 export interface RunnerDeps extends Pick<Platform, 'db' | 'queue' | 'config' | 'logger' | 'engine' | 'sealer'> {
-  /** the deployments service's lifecycle (its settled-deployment calls included) */
+  /** the deployments service's lifecycle (its settled-deployment calls and running controllers included) */
   lifecycle: LifecycleDeps;
   applyByType: Readonly<Record<string, ApplyStep>>;
+  /** the stale period and recoveries (the defaults unless given; tests shorten them) */
+  settings?: Partial<DeploymentWorkerSettings>;
 }
+
+/** what the runner's functions share: the deps and this runner's settings */
+interface RunnerState extends RunnerDeps { settings: DeploymentWorkerSettings }
 
 export interface DeploymentRunner {
   /** runs (or resumes) one deployment; returns quietly when it is not its turn or not ours */
   run(deploymentId: string, task: Pick<TaskContext, 'id'>): Promise<void>;
   /** resumes (re-enqueues) deployments whose worker went silent, or fails them after maxRecoveries */
   sweep(): Promise<{ resumed: number; failed: number }>;
+  /** this runner's settings now */
+  readonly settings: Readonly<DeploymentWorkerSettings>;
+  /** changes this runner's settings (tests shorten the stale period mid-flow) */
+  configure(settings: Partial<DeploymentWorkerSettings>): void;
 }
 
 export function createDeploymentRunner(deps: RunnerDeps): DeploymentRunner {
-  return { run: (id, task) => runDeployment(deps, id, task), sweep: () => sweepAbandonedDeployments(deps) };
+  const state: RunnerState = { ...deps, settings: { ...DEFAULT_WORKER_SETTINGS, ...deps.settings } };
+  return {
+    run: (id, task) => runDeployment(state, id, task),
+    sweep: () => sweepAbandonedDeployments(state),
+    settings: state.settings,
+    configure(settings) { Object.assign(state.settings, settings); },
+  };
 }
 
 function running(db: RunnerDeps['db'], deploymentId: string): RunningDeployment {
@@ -82,7 +95,7 @@ async function settleIfOpen(db: RunnerDeps['db'], deps: LifecycleDeps, id: strin
 }
 
 /** runs (or resumes) one deployment; returns quietly when it is not its turn or not ours */
-async function runDeployment(ctx: RunnerDeps, deploymentId: string, task: Pick<TaskContext, 'id'>): Promise<void> {
+async function runDeployment(ctx: RunnerState, deploymentId: string, task: Pick<TaskContext, 'id'>): Promise<void> {
   const { db } = ctx;
   const deps = ctx.lifecycle;
   const driver = ctx.engine;
@@ -91,7 +104,7 @@ async function runDeployment(ctx: RunnerDeps, deploymentId: string, task: Pick<T
     if (!d || d.finished) return null;
     await repo.lockEnvironment(tx, d.environment_id);
     if (await repo.queueHead(tx, d.environment_id) !== d.id) return null; // waits: woken when the one before settles
-    if (!await repo.claim(tx, d.id, task.id, deploymentWorkerSettings.staleSeconds)) return null;
+    if (!await repo.claim(tx, d.id, task.id, ctx.settings.staleSeconds)) return null;
     const svc = await repo.findService(tx, d.service_id);
     if (!svc) return null;
     const simulateFailure = driver.real ? null : await repo.simulateFailureVariable(tx, svc);
@@ -127,10 +140,10 @@ async function runDeployment(ctx: RunnerDeps, deploymentId: string, task: Pick<T
   const current = stepOfStatus(d.status);
   let index = current ? Math.max(0, steps.indexOf(current)) : 0;
   const controller = new AbortController();
-  runningControllers.set(d.id, controller);
+  ctx.lifecycle.running.set(d.id, controller);
   const log = (kind: 'BUILD' | 'DEPLOY' | 'RUNTIME', message: string) => repo.insertLog(db, d.id, d.service_id, kind, message);
   // alive while it runs, log lines or not (a silent build step or a long readiness wait is not abandoned)
-  const beat = setInterval(() => { repo.heartbeat(db, d.id).catch(() => {}); }, heartbeatMs());
+  const beat = setInterval(() => { repo.heartbeat(db, d.id).catch(() => {}); }, heartbeatMs(ctx.settings));
   try {
     for (; index < steps.length; index++) {
       const step: Step = steps[index]!;
@@ -178,12 +191,12 @@ async function runDeployment(ctx: RunnerDeps, deploymentId: string, task: Pick<T
     throw err; // unexpected (e.g. database): the task is retried and resumes from the recorded step
   } finally {
     clearInterval(beat);
-    runningControllers.delete(d.id);
+    ctx.lifecycle.running.delete(d.id);
   }
 }
 
 /** four heartbeats per stale period (at most four a second) */
-const heartbeatMs = () => Math.max(250, (deploymentWorkerSettings.staleSeconds * 1000) / 4);
+const heartbeatMs = (settings: DeploymentWorkerSettings) => Math.max(250, (settings.staleSeconds * 1000) / 4);
 
 /** a real engine needs the runtime plan (variables with secrets opened, credentials); the simulated one does not */
 async function withPlan(ctx: RunnerDeps, s: DriverService): Promise<DriverService> {
@@ -202,15 +215,15 @@ async function runStep(driver: EngineDriver, step: Step, s: DriverService, log: 
 }
 
 /** resumes (re-enqueues) deployments whose worker went silent, or fails them after maxRecoveries */
-async function sweepAbandonedDeployments(ctx: RunnerDeps): Promise<{ resumed: number; failed: number }> {
-  const stale = await repo.staleRunning(ctx.db, deploymentWorkerSettings.staleSeconds);
+async function sweepAbandonedDeployments(ctx: RunnerState): Promise<{ resumed: number; failed: number }> {
+  const stale = await repo.staleRunning(ctx.db, ctx.settings.staleSeconds);
   let resumed = 0;
   let failed = 0;
   for (const s of stale) {
     await ctx.db.transaction(async (tx) => {
       const d = await repo.findDeployment(tx, s.id);
       if (!d || d.finished) return;
-      if (d.recoveries >= deploymentWorkerSettings.maxRecoveries) {
+      if (d.recoveries >= ctx.settings.maxRecoveries) {
         await settle(tx, ctx.lifecycle, d, d.status === 'BUILDING' ? 'BUILD_ERROR' : errorStatus(d.action, stepOfStatus(d.status) ?? 'APPLY'),
           'The worker running this deployment stopped responding; the deployment was abandoned');
         failed++;
@@ -222,7 +235,7 @@ async function sweepAbandonedDeployments(ctx: RunnerDeps): Promise<{ resumed: nu
     });
   }
   // queues whose wake-up was lost (defensive): wake environments whose head waited too long
-  for (const environmentId of await repo.environmentsWaitingLong(ctx.db, deploymentWorkerSettings.staleSeconds)) {
+  for (const environmentId of await repo.environmentsWaitingLong(ctx.db, ctx.settings.staleSeconds)) {
     await ctx.db.transaction((tx) => wakeQueue(tx, ctx.lifecycle, environmentId));
   }
   return { resumed, failed };

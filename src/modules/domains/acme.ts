@@ -13,7 +13,7 @@ import type { HttpsConfig } from '../../config/https.ts';
 import * as repo from './domains.repo.ts';
 import { createRfc2136Provider, Rfc2136Error, type Dns01Provider } from './dns01-rfc2136.ts';
 
-export interface IssuedCertificate { chainPem: string; keyPem: string; notBefore: Date; notAfter: Date; issuer: string }
+interface IssuedCertificate { chainPem: string; keyPem: string; notBefore: Date; notAfter: Date; issuer: string }
 
 export class AcmeRefusal extends Error {
   override name = 'AcmeRefusal';
@@ -21,12 +21,19 @@ export class AcmeRefusal extends Error {
   constructor(message: string, retryAfter: Date | null) { super(message); this.retryAfter = retryAfter; }
 }
 
-/** acme-client's own HTTP client trusts ACME_CA_BUNDLE (a private or test CA); nothing else in the process does */
-let trusted: string | null = null;
-function trustBundle(bundle: string | null): void {
-  if (bundle === null || bundle === trusted) return;
-  acme.axios.defaults.httpsAgent = new Agent({ ca: readFileSync(bundle) });
-  trusted = bundle;
+type CaRequest = (url: string, method: string, opts?: Record<string, unknown>) => Promise<unknown>;
+
+/** the client's requests to the CA trust `agent`'s CA bundle (ACME_CA_BUNDLE: a private or test CA).
+ * acme-client sends each of them through the client's own HttpClient into one axios shared by the
+ * whole process, whose options it passes on: the agent goes on this client's requests, not on that
+ * shared axios's defaults, so nothing else in the process (another berth in it included) trusts it */
+function trusting(client: acme.Client, agent: Agent | null): acme.Client {
+  if (!agent) return client;
+  const http = (client as unknown as { http?: { request: CaRequest } }).http;
+  if (typeof http?.request !== 'function') throw new Error('acme-client has no per-client HTTP client to give ACME_CA_BUNDLE to (its version changed?)');
+  const request = http.request.bind(http);
+  http.request = (url, method, opts = {}) => request(url, method, { ...opts, httpsAgent: agent });
+  return client;
 }
 
 /** "retry after 2026-11-28 07:00:00 UTC" (Let's Encrypt's rate-limit detail) or an ISO time */
@@ -37,8 +44,7 @@ function retryAfterOf(message: string): Date | null {
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
-async function accountClient(db: Queryable, sealer: Sealer, cfg: HttpsConfig): Promise<acme.Client> {
-  trustBundle(cfg.acmeCaBundle);
+async function accountClient(db: Queryable, sealer: Sealer, cfg: HttpsConfig, agent: Agent | null): Promise<acme.Client> {
   let account = await repo.findAccount(db, cfg.acmeDirectoryUrl);
   if (!account) {
     const key = await acme.crypto.createPrivateKey();
@@ -46,12 +52,12 @@ async function accountClient(db: Queryable, sealer: Sealer, cfg: HttpsConfig): P
     // two processes making one at once: the first stored wins
     account = (await repo.findAccount(db, cfg.acmeDirectoryUrl))!;
   }
-  return new acme.Client({
+  return trusting(new acme.Client({
     directoryUrl: cfg.acmeDirectoryUrl, accountKey: sealer.open(account.key_sealed),
     ...(account.account_url ? { accountUrl: account.account_url } : {}),
     // the first look at a validation comes soon (pebble and Let's Encrypt often finish within half a second), then backs off to 10 s
     backoffAttempts: 12, backoffMin: 250, backoffMax: 10_000,
-  });
+  }), agent);
 }
 
 /** the challenge an order for `host` is answered with: DNS-01 for a wildcard (the only one a CA accepts for it) or when asked, else HTTP-01 */
@@ -61,7 +67,7 @@ function challengeFor(host: string, asked: 'http-01' | 'dns-01' | undefined): 'h
 
 /** orders a certificate for `host` (HTTP-01, or DNS-01 through the configured provider for a wildcard or when `o.challenge` asks); throws AcmeRefusal with the CA's message when it refuses */
 async function orderCertificate(
-  db: Queryable, sealer: Sealer, cfg: HttpsConfig, host: string,
+  db: Queryable, sealer: Sealer, cfg: HttpsConfig, agent: Agent | null, host: string,
   o: { challenge?: 'http-01' | 'dns-01'; dns01?: Dns01Provider } = {},
 ): Promise<IssuedCertificate> {
   const type = challengeFor(host, o.challenge);
@@ -70,7 +76,7 @@ async function orderCertificate(
     dns01 = o.dns01 ?? (cfg.dns01 ? createRfc2136Provider(cfg.dns01) : null);
     if (!dns01) throw new AcmeRefusal(`${host} needs a DNS-01 challenge and no DNS-01 provider is configured (ACME_DNS01_RFC2136_SERVER, _KEY_NAME, _KEY_SECRET)`, null);
   }
-  const client = await accountClient(db, sealer, cfg);
+  const client = await accountClient(db, sealer, cfg, agent);
   const tokens: string[] = [];
   const records: Array<{ domain: string; value: string }> = [];
   try {
@@ -113,11 +119,23 @@ async function orderCertificate(
   }
 }
 
-/** orders a certificate for `host` and keeps it in the store (its key sealed); what both the custom domains and the ingress domain install */
-export async function issueCertificate(db: Queryable, sealer: Sealer, cfg: HttpsConfig, host: string): Promise<IssuedCertificate> {
-  const issued = await orderCertificate(db, sealer, cfg, host);
-  await repo.saveCertificate(db, {
-    host, chain_pem: issued.chainPem, key_sealed: sealer.seal(issued.keyPem), not_before: issued.notBefore, not_after: issued.notAfter, issuer: issued.issuer,
-  });
-  return issued;
+export interface CertificateIssuer {
+  /** orders a certificate for `host` and keeps it in the store (its key sealed); what both the custom domains and the ingress domain install */
+  issue(db: Queryable, host: string): Promise<IssuedCertificate>;
+}
+
+/** one per domain lifecycle: the CA of `https` (trusting ACME_CA_BUNDLE, read once, for this issuer's requests only) */
+export function createCertificateIssuer(deps: { sealer: Sealer; https: HttpsConfig }): CertificateIssuer {
+  const { sealer, https } = deps;
+  let agent: Agent | undefined;
+  const caAgent = () => https.acmeCaBundle === null ? null : (agent ??= new Agent({ ca: readFileSync(https.acmeCaBundle) }));
+  return {
+    async issue(db, host) {
+      const issued = await orderCertificate(db, sealer, https, caAgent(), host);
+      await repo.saveCertificate(db, {
+        host, chain_pem: issued.chainPem, key_sealed: sealer.seal(issued.keyPem), not_before: issued.notBefore, not_after: issued.notAfter, issuer: issued.issuer,
+      });
+      return issued;
+    },
+  };
 }

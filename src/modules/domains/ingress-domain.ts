@@ -8,12 +8,14 @@ import type { Db } from '../../db/db.ts';
 import type { Config } from '../../config/config.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import type { DomainIngress } from '../../engine/index.ts';
-import { AcmeRefusal, issueCertificate } from './acme.ts';
+import { AcmeRefusal, type CertificateIssuer } from './acme.ts';
 import { renewalDue, retryAt } from './domains.rules.ts';
 import * as repo from './domains.repo.ts';
 
 export interface IngressDomainDeps {
   db: Db; sealer: Sealer; config: Config;
+  /** the lifecycle's certificate issuer (its CA and the CA bundle it trusts) */
+  issuer: CertificateIssuer;
   ingress: () => DomainIngress | null | undefined;
   logger: { info(o: object, m: string): void; warn(o: object, m: string): void };
 }
@@ -37,7 +39,7 @@ export function createIngressDomainCertificate(deps: IngressDomainDeps) {
     if (!ingress?.httpsAddress || !(await due())) return;
     const held = await repo.findCertificate(db, host);
     try {
-      const issued = await issueCertificate(db, deps.sealer, config.https, host);
+      const issued = await deps.issuer.issue(db, host);
       await repo.setOrder(db, host, null);
       await ingress.setCertificate(host, issued.chainPem, issued.keyPem);
       await ingress.setHttps(host, true);

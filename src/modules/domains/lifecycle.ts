@@ -12,7 +12,7 @@ import { serviceHost, type DomainIngress } from '../../engine/index.ts';
 import { emitEvent } from '../webhooks/emit.ts';
 import { serviceIdKey } from '../deployments/deployments.rules.ts';
 import type { ServicesService } from '../services/services.service.ts';
-import { AcmeRefusal, issueCertificate } from './acme.ts';
+import { AcmeRefusal, createCertificateIssuer } from './acme.ts';
 import type { DomainDns } from './dns.ts';
 import { judge, passes, renewalDue, retryAt, type Verdict } from './domains.rules.ts';
 import * as repo from './domains.repo.ts';
@@ -38,7 +38,8 @@ export const validationDomain = (config: Config, service: Pick<ServiceRow, 'slug
 
 export function createDomainLifecycle(deps: LifecycleDeps) {
   const { db, config } = deps;
-  const ingressDomain = createIngressDomainCertificate(deps);
+  const issuer = createCertificateIssuer({ sealer: deps.sealer, https: config.https });
+  const ingressDomain = createIngressDomainCertificate({ ...deps, issuer });
 
   /** a domain's DNS as the check sees it */
   async function check(row: Pick<repo.DomainRow, 'domain' | 'use_cdn'>, service: ServiceRow): Promise<Verdict> {
@@ -78,7 +79,7 @@ export function createDomainLifecycle(deps: LifecycleDeps) {
     if (held && !renewalDue(held.not_before, held.not_after, new Date(), config.https.renewalFraction)) {
       return held.not_after;
     }
-    const issued = await issueCertificate(db, deps.sealer, config.https, row.domain);
+    const issued = await issuer.issue(db, row.domain);
     await ingress.setCertificate(row.domain, issued.chainPem, issued.keyPem);
     deps.logger.info({ domain: row.domain, notAfter: issued.notAfter, renewal: held !== null }, `custom domains: certificate ${held ? 'renewed' : 'issued'} for ${row.domain}`);
     return issued.notAfter;

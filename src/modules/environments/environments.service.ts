@@ -12,7 +12,7 @@ import { badRequest, notFound } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { CreationEvent } from '../audit/audit.creation.ts';
 import type { ClustersService } from '../clusters/clusters.service.ts';
-import { copyEnvironmentRule, insertNewEnvironmentRule, matchingProjectRule } from '../deployment-rules/deployment-rules.service.ts';
+import type { DeploymentRulesService } from '../deployment-rules/deployment-rules.service.ts';
 import type { ProjectsService } from '../projects/projects.service.ts';
 import type { ScopeService } from '../scope/scope.service.ts';
 import * as repo from './environments.repo.ts';
@@ -50,8 +50,10 @@ export function createEnvironmentsService(deps: {
   /** the deployments module's lock of the environments' deployments, taken before a removal cascades (decision 0706) */
   lockDeployments(tx: Queryable, environmentIds: string[]): Promise<void>;
   clusters: Pick<ClustersService, 'ofOrganization' | 'defaultId'>;
+  /** a new environment's deployment rule and a clone's (the deployment-rules module's table) */
+  deploymentRules: Pick<DeploymentRulesService, 'matchingProjectRule' | 'insertNewEnvironmentRule' | 'copyEnvironmentRule'>;
 }): EnvironmentsService {
-  const { db, scope, projects, sealer, clusters } = deps;
+  const { db, scope, projects, sealer, clusters, deploymentRules } = deps;
   const prepareRemoval = (tx: Queryable, organizationId: string, environmentIds: string[]) =>
     prepareEnvironmentRemoval(tx, deps, organizationId, environmentIds);
 
@@ -80,7 +82,7 @@ export function createEnvironmentsService(deps: {
       name: options.name, mode: options.mode ?? source.mode, autoPreview: source.auto_preview,
       expiresAt: options.expiresAt ?? null, clonedFromId: source.id,
     });
-    await copyEnvironmentRule(tx, source.id, id);
+    await deploymentRules.copyEnvironmentRule(tx, source.id, id);
     const serviceIdMap = new Map<string, string>();
     for (const s of await repo.servicesToClone(tx, source.id)) {
       serviceIdMap.set(s.id, await repo.copyService(tx, s.id, id, resealSecrets(s.secrets, sealer)));
@@ -106,14 +108,14 @@ export function createEnvironmentsService(deps: {
       const project = await projects.resolve(p, projectId, 'manage');
       const orgId = project.organization.id;
       return db.transaction(async (tx) => {
-        const rule = await matchingProjectRule(tx, projectId, body.name);
+        const rule = await deploymentRules.matchingProjectRule(tx, projectId, body.name);
         const clusterId = (await clusterFor(tx, orgId, body)) ?? rule?.cluster_id ?? (await clusters.defaultId(tx, orgId));
         if (!clusterId) throw badRequest('cluster_id is required: the organization has no default cluster');
         const id = await repo.insertEnvironment(tx, {
           organizationId: orgId, projectId, clusterId, name: body.name, mode: body.mode ?? rule?.mode ?? 'DEVELOPMENT',
           autoPreview: body.auto_preview ?? false, expiresAt: null, clonedFromId: null,
         }, creation);
-        await insertNewEnvironmentRule(tx, id, rule);
+        await deploymentRules.insertNewEnvironmentRule(tx, id, rule);
         return mustFind(tx, id);
       });
     },

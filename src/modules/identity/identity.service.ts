@@ -18,7 +18,8 @@ import { sha256Hex } from '../../lib/crypto.ts';
 import { unauthorized } from '../../lib/errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { Role } from '../access/roles.ts';
-import { findLiveCredential, RUN_CREDENTIAL_PREFIX } from '../run-credentials/run-credentials.service.ts';
+import { RUN_CREDENTIAL_PREFIX } from '../run-credentials/run-credentials.rules.ts';
+import type { RunCredentialsService } from '../run-credentials/run-credentials.service.ts';
 import * as repo from './identity.repo.ts';
 
 /** `<scheme> <secret>` of an Authorization header, the scheme in lower case */
@@ -51,8 +52,11 @@ export interface TokenLookup {
   markUsed(tokenId: string): void;
 }
 
-/** `cacheLimit`: entries per cache before it is emptied (bounded-map.ts; tests make it small) */
-export function createIdentityService(db: Db, config: Config, tokenLookup: TokenLookup, options: { cacheLimit?: number } = {}): IdentityService {
+/** `runCredentials`: the run-credentials module's lookup of a workflow run's credential (its table);
+ * `cacheLimit`: entries per cache before it is emptied (bounded-map.ts; tests make it small) */
+export function createIdentityService(
+  db: Db, config: Config, tokenLookup: TokenLookup, runCredentials: Pick<RunCredentialsService, 'findLive'>, options: { cacheLimit?: number } = {},
+): IdentityService {
   const cacheLimit = options.cacheLimit ?? CACHE_LIMIT;
   const tokens = new Map<string, Cached>();
   const jwts = new Map<string, Cached>();
@@ -88,7 +92,7 @@ export function createIdentityService(db: Db, config: Config, tokenLookup: Token
   }
 
   async function byRunCredential(secret: string): Promise<Principal> {
-    const found = await findLiveCredential(db, secret);
+    const found = await runCredentials.findLive(secret);
     if (!found) throw unauthorized('This run credential is unknown, expired or revoked (it works only while its run runs)');
     return {
       kind: 'token', id: found.id, organizationId: found.organizationId, role: found.scope.mayAct ? 'DEVOPS' : 'VIEWER',

@@ -4,9 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/db.ts';
 import { sha256Hex } from '../../lib/crypto.ts';
 import type { RunScope } from '../access/principal.ts';
-
-/** the secret's prefix: how authentication tells a run's credential from an API token */
-export const RUN_CREDENTIAL_PREFIX = 'brun_';
+import { RUN_CREDENTIAL_PREFIX } from './run-credentials.rules.ts';
 
 export interface MintInput {
   organizationId: string; runId: string; workflowId: string; environmentId: string;

@@ -5,17 +5,15 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyReply } from 'fastify';
 
-export const streamSettings = {
+export interface StreamPeriods {
   /** the `: keep-alive` comment period (the contract: 15 s) */
-  keepAliveMs: 15_000,
+  readonly keepAliveMs: number;
   /** a safety net for lost notifications; notifications do the real work */
-  pollMs: 5_000,
-};
-
-/** tests shorten the periods */
-export function configureStreams(settings: Partial<typeof streamSettings>): void {
-  Object.assign(streamSettings, settings);
+  readonly pollMs: number;
 }
+
+/** the periods of a streams service unless it is given others (tests shorten them for their app) */
+export const DEFAULT_STREAM_PERIODS: StreamPeriods = Object.freeze({ keepAliveMs: 15_000, pollMs: 5_000 });
 
 /** lines withheld because an older transaction is still open are retried this soon */
 const RETRY_MS = 200;
@@ -27,7 +25,7 @@ export class SseConnection {
   closed = false;
   private readonly onClose: Array<() => void> = [];
 
-  constructor(reply: FastifyReply, headers: Record<string, string | number | string[] | undefined>) {
+  constructor(reply: FastifyReply, headers: Record<string, string | number | string[] | undefined>, keepAliveMs: number) {
     reply.hijack();
     this.raw = reply.raw;
     this.raw.writeHead(200, {
@@ -41,7 +39,7 @@ export class SseConnection {
     const done = () => this.markClosed();
     this.raw.on('close', done);
     this.raw.on('error', done);
-    const keepAlive = setInterval(() => this.comment('keep-alive'), streamSettings.keepAliveMs);
+    const keepAlive = setInterval(() => this.comment('keep-alive'), keepAliveMs);
     this.whenClosed(() => clearInterval(keepAlive));
   }
 
@@ -95,11 +93,11 @@ export interface FollowStep {
  * (several wakes while a step runs coalesce into one more step), every pollMs, and RETRY_MS
  * after a step reporting rows it could not deliver yet.
  */
-export function follow(conn: SseConnection, step: () => Promise<FollowStep>, onError: (err: unknown) => void): { wake(): void } {
+export function follow(conn: SseConnection, step: () => Promise<FollowStep>, onError: (err: unknown) => void, pollMs: number): { wake(): void } {
   let running = false;
   let dirty = true;
   let retry: NodeJS.Timeout | undefined;
-  const poll = setInterval(() => wake(), streamSettings.pollMs);
+  const poll = setInterval(() => wake(), pollMs);
   conn.whenClosed(() => { clearInterval(poll); clearTimeout(retry); });
 
   async function loop(): Promise<void> {

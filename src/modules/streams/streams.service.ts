@@ -11,7 +11,7 @@ import { toLine, type DeploymentsService } from '../deployments/deployments.serv
 import type { ScopeService } from '../scope/scope.service.ts';
 import { formatCursor, parseCursor } from './cursor.ts';
 import { createNotificationHub, type NotificationHub, type Notice } from './notifications.ts';
-import { follow, SseConnection, type FollowStep, type SseEvent } from './sse.ts';
+import { DEFAULT_STREAM_PERIODS, follow, SseConnection, type FollowStep, type SseEvent, type StreamPeriods } from './sse.ts';
 import * as repo from './streams.repo.ts';
 
 /** lines read per step; the next step waits until the client has taken these */
@@ -37,23 +37,26 @@ export interface StreamsService {
 export interface StreamsDeps extends Pick<Platform, 'db' | 'logger'> {
   deployments: Pick<DeploymentsService, 'get' | 'findRecord'>;
   scope: Pick<ScopeService, 'service' | 'environment'>;
+  /** keep-alive and safety-poll periods (DEFAULT_STREAM_PERIODS unless given; tests shorten them) */
+  periods?: Partial<StreamPeriods>;
 }
 
 /** one per running berth (the composition root makes it): the open connections and the LISTEN connection, made on the first stream */
 export function createStreamsService(ctx: StreamsDeps): StreamsService {
   const { db, logger } = ctx;
+  const periods: StreamPeriods = { ...DEFAULT_STREAM_PERIODS, ...ctx.periods };
   let hub: NotificationHub | undefined;
   const open = new Set<SseConnection>();
 
   async function start(r: StreamRequest, wants: (n: Notice) => boolean, step: () => Promise<FollowStep>): Promise<void> {
     hub ??= createNotificationHub(db, logger);
-    const conn = new SseConnection(r.reply, r.reply.getHeaders() as Record<string, string>);
+    const conn = new SseConnection(r.reply, r.reply.getHeaders() as Record<string, string>, periods.keepAliveMs);
     open.add(conn);
     let follower: { wake(): void } | undefined;
     const off = hub.subscribe((n) => { if (n.channel === 'resync' || wants(n)) follower?.wake(); });
     conn.whenClosed(() => { off(); open.delete(conn); });
     await hub.ready();
-    follower = follow(conn, step, (err) => logger.warn({ err, reqId: r.reply.request.id }, 'live stream failed'));
+    follower = follow(conn, step, (err) => logger.warn({ err, reqId: r.reply.request.id }, 'live stream failed'), periods.pollMs);
   }
 
   function logEvents(rows: repo.StreamLogRow[], status: string | null = null): { events: SseEvent[]; last: repo.LogCursor | null } {

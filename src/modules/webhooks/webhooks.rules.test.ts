@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
 import { canonicalEventKind } from '../../events/catalogue.ts';
 import {
-  attemptOutcome, configureWebhookRetries, generateSigningSecret, matchesFilters, nextRetryDelayMs, parseRetryAfterMs, retrySettings, sign,
+  attemptOutcome, DEFAULT_RETRY_SETTINGS, generateSigningSecret, matchesFilters, nextRetryDelayMs, parseRetryAfterMs, sign,
   signatureHeaders, targetUrlProblem, wildcardMatch,
 } from './webhooks.rules.ts';
 
@@ -40,20 +40,15 @@ test('target URLs: absolute http(s) only; private hosts refused unless allowed',
 });
 
 test('retry schedule: first retry within ~10 s, doubling with jitter, Retry-After honoured, gives up after three days', () => {
-  const saved = { ...retrySettings };
-  configureWebhookRetries({ baseDelayMs: 5000, maxDelayMs: 6 * 3600_000, giveUpAfterMs: 3 * 86400_000 });
-  try {
-    const first = nextRetryDelayMs(1, 0, undefined, () => 0.999)!;
-    assert.ok(first <= 10_000 && first >= 2500);
-    assert.equal(nextRetryDelayMs(3, 0, undefined, () => 0.5), 20_000);
-    assert.equal(nextRetryDelayMs(30, 0, undefined, () => 0.5), 6 * 3600_000);
-    assert.equal(nextRetryDelayMs(1, 0, '120', () => 0.5), 120_000);
-    assert.equal(nextRetryDelayMs(1, 3 * 86400_000 - 1000, undefined, () => 0.5), null);
-    assert.equal(parseRetryAfterMs('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT')), 60_000);
-    assert.equal(parseRetryAfterMs('soon'), null);
-  } finally {
-    configureWebhookRetries(saved);
-  }
+  const settings = { ...DEFAULT_RETRY_SETTINGS, baseDelayMs: 5000, maxDelayMs: 6 * 3600_000, giveUpAfterMs: 3 * 86400_000 };
+  const first = nextRetryDelayMs(settings, 1, 0, undefined, () => 0.999)!;
+  assert.ok(first <= 10_000 && first >= 2500);
+  assert.equal(nextRetryDelayMs(settings, 3, 0, undefined, () => 0.5), 20_000);
+  assert.equal(nextRetryDelayMs(settings, 30, 0, undefined, () => 0.5), 6 * 3600_000);
+  assert.equal(nextRetryDelayMs(settings, 1, 0, '120', () => 0.5), 120_000);
+  assert.equal(nextRetryDelayMs(settings, 1, 3 * 86400_000 - 1000, undefined, () => 0.5), null);
+  assert.equal(parseRetryAfterMs('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT')), 60_000);
+  assert.equal(parseRetryAfterMs('soon'), null);
 });
 
 test('signatures verify with the standardwebhooks reference library', () => {
@@ -68,16 +63,17 @@ test('signatures verify with the standardwebhooks reference library', () => {
 
 test('an attempt: 2xx delivered, 410 gone, refused or too old never retried, anything else retried', () => {
   const answer = (status: number | null, refused = false) => ({ status, retryAfter: undefined, refused });
-  assert.deepEqual(attemptOutcome(answer(204), 1, 0), { ok: true, gone: false, retryInMs: null });
-  assert.deepEqual(attemptOutcome(answer(410), 1, 0), { ok: false, gone: true, retryInMs: null });
-  assert.deepEqual(attemptOutcome(answer(null, true), 1, 0), { ok: false, gone: false, retryInMs: null });
+  const retrySettings = DEFAULT_RETRY_SETTINGS;
+  assert.deepEqual(attemptOutcome(retrySettings, answer(204), 1, 0), { ok: true, gone: false, retryInMs: null });
+  assert.deepEqual(attemptOutcome(retrySettings, answer(410), 1, 0), { ok: false, gone: true, retryInMs: null });
+  assert.deepEqual(attemptOutcome(retrySettings, answer(null, true), 1, 0), { ok: false, gone: false, retryInMs: null });
   for (const status of [500, 429, 404, null]) {
-    const { ok, retryInMs } = attemptOutcome(answer(status), 1, 0);
+    const { ok, retryInMs } = attemptOutcome(retrySettings, answer(status), 1, 0);
     assert.equal(ok, false);
     assert.ok(retryInMs !== null && retryInMs >= retrySettings.baseDelayMs / 2 && retryInMs <= retrySettings.baseDelayMs * 1.5, String(status));
   }
-  assert.equal(attemptOutcome(answer(500), 1, retrySettings.giveUpAfterMs).retryInMs, null);
-  assert.ok(attemptOutcome({ status: 503, retryAfter: '120', refused: false }, 1, 0).retryInMs! >= 120_000);
+  assert.equal(attemptOutcome(retrySettings, answer(500), 1, retrySettings.giveUpAfterMs).retryInMs, null);
+  assert.ok(attemptOutcome(retrySettings, { status: 503, retryAfter: '120', refused: false }, 1, 0).retryInMs! >= 120_000);
 });
 
 test('signature headers verify with the reference library', () => {

@@ -49,40 +49,45 @@ export function targetUrlProblem(raw: string, allowPrivate: boolean): string | n
   return null;
 }
 
-export const retrySettings = {
+/** the retry schedule of outgoing deliveries (organization webhooks and workflow outputs); a value
+ * of the webhooks service, made from DEFAULT_RETRY_SETTINGS by the composition root (tests shorten it
+ * for the app they build) */
+export interface RetrySettings {
   /** first retry delay; each next one doubles (with ±50 % jitter) */
-  baseDelayMs: 5_000,
-  maxDelayMs: 6 * 3600_000,
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
   /** no retry once the event is this old */
-  giveUpAfterMs: 3 * 24 * 3600_000,
+  readonly giveUpAfterMs: number;
   /** per-attempt timeout */
-  timeoutMs: 15_000,
-};
-
-/** tests shorten the schedule */
-export function configureWebhookRetries(settings: Partial<typeof retrySettings>): void {
-  Object.assign(retrySettings, settings);
+  readonly timeoutMs: number;
 }
 
+export const DEFAULT_RETRY_SETTINGS: RetrySettings = Object.freeze({
+  baseDelayMs: 5_000,
+  maxDelayMs: 6 * 3600_000,
+  giveUpAfterMs: 3 * 24 * 3600_000,
+  timeoutMs: 15_000,
+});
+
 /** delay before attempt `attempt + 1` (attempt counts from 1), or null when giving up */
-export function nextRetryDelayMs(attempt: number, ageMs: number, retryAfter: string | undefined, random = Math.random): number | null {
-  let delay = Math.min(retrySettings.maxDelayMs, retrySettings.baseDelayMs * 2 ** (attempt - 1));
+export function nextRetryDelayMs(settings: RetrySettings, attempt: number, ageMs: number, retryAfter: string | undefined, random = Math.random): number | null {
+  let delay = Math.min(settings.maxDelayMs, settings.baseDelayMs * 2 ** (attempt - 1));
   delay = Math.round(delay * (0.5 + random()));
   const honoured = parseRetryAfterMs(retryAfter);
-  if (honoured !== null) delay = Math.max(delay, Math.min(honoured, retrySettings.maxDelayMs));
-  if (ageMs + delay > retrySettings.giveUpAfterMs) return null;
+  if (honoured !== null) delay = Math.max(delay, Math.min(honoured, settings.maxDelayMs));
+  if (ageMs + delay > settings.giveUpAfterMs) return null;
   return delay;
 }
 
 /** what one attempt's answer means: delivered (2xx), gone (410: never retried), or the delay
  * before the next attempt (null: no further attempt — delivered, gone, refused by the guard,
  * or too old); `ageMs` is how old the delivery is */
-export function attemptOutcome(result: { status: number | null; retryAfter: string | undefined; refused: boolean }, attempt: number, ageMs: number): {
+export function attemptOutcome(settings: RetrySettings, result: { status: number | null; retryAfter: string | undefined; refused: boolean }, attempt: number, ageMs: number): {
   ok: boolean; gone: boolean; retryInMs: number | null;
 } {
   const ok = result.status !== null && result.status >= 200 && result.status < 300;
   const gone = result.status === 410;
-  const retryInMs = ok || gone || result.refused ? null : nextRetryDelayMs(attempt, ageMs, result.retryAfter);
+  const retryInMs = ok || gone || result.refused ? null : nextRetryDelayMs(settings, attempt, ageMs, result.retryAfter);
   return { ok, gone, retryInMs };
 }
 

@@ -14,16 +14,12 @@ import type { TaskQueue } from '../../queue/queue.ts';
 import type { Principal } from '../access/principal.ts';
 import type { OrganizationsService } from '../organizations/organizations.service.ts';
 import * as repo from './webhooks.repo.ts';
-import { generateSigningSecret, targetUrlProblem } from './webhooks.rules.ts';
+import { generateSigningSecret, targetUrlProblem, type RetrySettings } from './webhooks.rules.ts';
 import type { Webhook, WebhookCreateRequest, WebhookCreated, WebhookEditRequest, WebhookEvent } from './webhooks.schemas.ts';
 
 type WebhookOut = Static<typeof Webhook>;
 type EventOut = Static<typeof WebhookEvent>;
 type Paged<T> = { results: T[]; pagination: ReturnType<typeof page>['pagination'] };
-
-// For the delivery worker (src/workers/webhooks.ts): the event to attempt and its webhook, the
-// attempt and outcome recorded, a webhook disabled (410 Gone); never through webhooks.repo.ts.
-export { disableWebhook, findEvent, findWebhookById, recordAttempt, updateEventOutcome } from './webhooks.repo.ts';
 
 export interface WebhooksService {
   list(p: Principal, organizationId: string, req: PageRequest): Promise<Paged<WebhookOut>>;
@@ -36,6 +32,31 @@ export interface WebhooksService {
   test(p: Principal, organizationId: string, id: string): Promise<EventOut>;
   /** every organization's webhook events by current delivery status (GET /metrics; no caller) */
   eventCountsByStatus(): Promise<Array<{ status: string; n: number }>>;
+
+  // For the delivery workers (src/workers/webhooks.ts, and workflow outputs for the schedule).
+  /** this instance's retry schedule of outgoing deliveries (back-off, give-up age, per-attempt timeout) */
+  readonly retries: RetrySettings;
+  /** the event to attempt now with its webhook; null when there is nothing to send: the event is
+   * gone or no longer PENDING, its webhook is gone, or the webhook is disabled (the event is then
+   * recorded FAILED, no attempt made) */
+  pendingDelivery(eventId: string): Promise<{ event: PendingEvent; webhook: DeliveryTarget } | null>;
+  /** one attempt and what follows, in one transaction: the attempt's row, the event DELIVERED,
+   * PENDING with the next attempt queued at `nextAttemptAt`, or FAILED; a `gone` target (410)
+   * disables the webhook */
+  recordAttempt(a: EventAttempt): Promise<void>;
+}
+
+/** what the delivery worker reads of an event */
+type PendingEvent = Pick<repo.EventRow, 'id' | 'message_id' | 'body' | 'attempts' | 'created_at'>;
+/** what the delivery worker reads of a webhook (its secret still sealed) */
+type DeliveryTarget = Pick<repo.WebhookRow, 'id' | 'target_url' | 'secret_sealed'>;
+
+interface EventAttempt {
+  eventId: string; webhookId: string; attempt: number; targetUrl: string;
+  /** the target's answer (status null: no answer, `error` says why) */
+  result: { status: number | null; body: string | null; error: string | null; durationMs: number };
+  ok: boolean; gone: boolean;
+  nextAttemptAt: Date | null;
 }
 
 function canonicalEvents(names: string[]): string[] {
@@ -64,7 +85,11 @@ function toEvent(e: repo.EventRow, attempts: repo.AttemptRow[]): EventOut {
   };
 }
 
-export function createWebhooksService(deps: { db: Db; sealer: Sealer; queue: TaskQueue; config: Config; organizations: OrganizationsService }): WebhooksService {
+export function createWebhooksService(deps: {
+  db: Db; sealer: Sealer; queue: TaskQueue; config: Config; organizations: OrganizationsService;
+  /** the retry schedule (DEFAULT_RETRY_SETTINGS, shortened by tests) */
+  retries: RetrySettings;
+}): WebhooksService {
   const { db, sealer, queue, config, organizations } = deps;
 
   function checkUrl(url: string, kind: string): void {
@@ -163,5 +188,32 @@ export function createWebhooksService(deps: { db: Db; sealer: Sealer; queue: Tas
       return oneEvent(eventId);
     },
     eventCountsByStatus: () => repo.countEventsByStatus(db),
+    retries: deps.retries,
+    async pendingDelivery(eventId) {
+      const event = await repo.findEvent(db, eventId);
+      if (!event || event.status !== 'PENDING') return null;
+      const webhook = await repo.findWebhookById(db, event.webhook_id);
+      if (!webhook) return null;
+      if (!webhook.enabled) {
+        await repo.updateEventOutcome(db, event.id, {
+          status: 'FAILED', attempts: event.attempts, lastStatusCode: event.last_status_code, targetUrl: webhook.target_url, nextAttemptAt: null,
+        });
+        return null;
+      }
+      return { event, webhook };
+    },
+    async recordAttempt(a) {
+      const { result, nextAttemptAt } = a;
+      await db.transaction(async (tx) => {
+        await repo.recordAttempt(tx, {
+          eventId: a.eventId, attempt: a.attempt, targetUrl: a.targetUrl, status: result.status, body: result.body, error: result.error, durationMs: result.durationMs,
+        });
+        await repo.updateEventOutcome(tx, a.eventId, {
+          status: a.ok ? 'DELIVERED' : nextAttemptAt ? 'PENDING' : 'FAILED', attempts: a.attempt, lastStatusCode: result.status, targetUrl: a.targetUrl, nextAttemptAt,
+        });
+        if (a.gone) await repo.disableWebhook(tx, a.webhookId, 'The target answered 410 Gone');
+        if (nextAttemptAt) await queue.enqueue(tx, 'webhooks.deliver', { eventId: a.eventId }, { startAfter: nextAttemptAt });
+      });
+    },
   };
 }

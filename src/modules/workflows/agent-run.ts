@@ -19,7 +19,7 @@ import * as workflowsRepo from './workflows.repo.ts';
 import { recordRunOutcome, runFactsByDeployment } from './runs.repo.ts';
 import type { ServicesService } from '../services/services.service.ts';
 import { defaultSpec, platformAccessOf } from './workflows.rules.ts';
-import { mintRunCredential } from '../run-credentials/run-credentials.service.ts';
+import type { RunCredentialsService } from '../run-credentials/run-credentials.service.ts';
 
 export interface AgentRunDeps {
   db: Queryable; sealer: Sealer; ingress: { domain: string; port: number };
@@ -28,6 +28,8 @@ export interface AgentRunDeps {
   /** the workflow's LLM provider and its attached connectors (those modules' services) */
   llmProviders: Pick<LlmProvidersService, 'find'>;
   mcpServers: Pick<McpServersService, 'findMany' | 'sealedHeaders'>;
+  /** the run's credential to berth's MCP server (the run-credentials module's) */
+  runCredentials: Pick<RunCredentialsService, 'mint'>;
   /** where the run's agent reaches berth's MCP server (AGENT_BERTH_URL); null: no berth connection */
   berthUrl: string | null;
   /** false on the simulated engine: it calls no model, so a workflow without a credential still runs there */
@@ -141,7 +143,7 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     notes.push('berth\'s own MCP server is not offered to this run: berth listens on loopback only and AGENT_BERTH_URL is unset');
   } else if (access !== 'NONE') {
     // the workflow and its context services, in the environment the run runs in (the copy's, in a clone)
-    const token = await mintRunCredential(db, {
+    const token = await deps.runCredentials.mint(db, {
       organizationId: row.organization_id, runId: run.id, workflowId: serviceId, environmentId: row.environment_id,
       serviceIds: [serviceId, ...services.map((s) => s.id)], mayAct: access === 'ACT',
       expiresAt: new Date(Date.now() + (settings.value.timeout_seconds + CREDENTIAL_MARGIN_SECONDS) * 1000),

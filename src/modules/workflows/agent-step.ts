@@ -8,11 +8,13 @@
 import { EngineFailure, type DriverService, type LogSink } from '../../engine/index.ts';
 import type { Platform } from '../../platform.ts';
 import type { RunningDeployment } from '../deployments/runner.ts';
-import { revokeRunCredentials } from '../run-credentials/run-credentials.service.ts';
+import type { RunCredentialsService } from '../run-credentials/run-credentials.service.ts';
 import { prepareAgentRun, recordAgentOutcome, type AgentRunDeps } from './agent-run.ts';
 
-/** the platform's parts, and the services module's service (the context services' rows) */
-export type AgentStepDeps = Pick<Platform, 'db' | 'config' | 'engine' | 'sealer'> & Pick<AgentRunDeps, 'services' | 'llmProviders' | 'mcpServers'>;
+/** the platform's parts, and the services the run reads (context services' rows, provider, connectors) and its credential's */
+export type AgentStepDeps = Pick<Platform, 'db' | 'config' | 'engine' | 'sealer'> & Pick<AgentRunDeps, 'services' | 'llmProviders' | 'mcpServers'> & {
+  runCredentials: Pick<RunCredentialsService, 'mint' | 'revoke'>;
+};
 
 const agentRunSettings = { heartbeatMs: 5000 };
 
@@ -20,7 +22,7 @@ export async function runWorkflowAgent(ctx: AgentStepDeps, target: DriverService
   const deploymentId = target.deploymentId;
   if (!deploymentId) throw new EngineFailure('deploy', 'The workflow deployment has no id (internal error)');
   const prepared = await prepareAgentRun({
-    db: ctx.db, sealer: ctx.sealer, services: ctx.services, llmProviders: ctx.llmProviders, mcpServers: ctx.mcpServers, ingress: { domain: ctx.config.ingressDomain, port: ctx.config.ingressPort }, requireCredential: ctx.engine.real,
+    db: ctx.db, sealer: ctx.sealer, services: ctx.services, llmProviders: ctx.llmProviders, mcpServers: ctx.mcpServers, runCredentials: ctx.runCredentials, ingress: { domain: ctx.config.ingressDomain, port: ctx.config.ingressPort }, requireCredential: ctx.engine.real,
     berthUrl: ctx.engine.real ? ctx.config.agentBerthUrl : ctx.config.publicUrl,
   }, deploymentId, target.id);
   if (!prepared) {
@@ -42,7 +44,7 @@ export async function runWorkflowAgent(ctx: AgentStepDeps, target: DriverService
   } finally {
     clearInterval(beat);
     // the run's berth credential stops working with the run, whatever ended it
-    await revokeRunCredentials(ctx.db, prepared.runId).catch(() => {});
+    await ctx.runCredentials.revoke(prepared.runId).catch(() => {});
   }
   await recordAgentOutcome(ctx.db, prepared.runId, outcome);
   if (outcome.status === 'FAILED') throw new EngineFailure('deploy', outcome.message ?? 'The agent failed');

@@ -21,11 +21,7 @@ import type { OutputSpec } from './workflows.rules.ts';
 import { WORKFLOW_LABEL, WORKFLOW_TYPE, type WorkflowsService } from './workflows.service.ts';
 
 /** the task kind of one delivery attempt */
-// For the output delivery worker (src/workers/workflow-outputs.ts): the delivery to attempt, and
-// its attempt and outcome recorded; never through outputs.repo.ts.
-export { findDelivery, recordAttempt, updateOutcome } from './outputs.repo.ts';
-
-export const OUTPUT_DELIVERY_TASK = 'workflows.output-deliver';
+const OUTPUT_DELIVERY_TASK = 'workflows.output-deliver';
 
 type Header = { name: string; value: string };
 
@@ -90,6 +86,24 @@ export interface WorkflowOutputsService {
   /** PENDING again with the output's current url and headers, and a new attempt queued */
   redeliver(p: Principal, workflowId: string, runId: string, deliveryId: string): Promise<OutputDelivery>;
   signingSecret(p: Principal, workflowId: string): Promise<{ signing_secret: string }>;
+
+  // For the delivery worker (src/workers/workflow-outputs.ts), outside a principal's request.
+  /** the delivery to attempt now, or null when it is gone or no longer PENDING */
+  pendingDelivery(deliveryId: string): Promise<PendingDelivery | null>;
+  /** one attempt and what follows, in one transaction: the attempt's row, then DELIVERED, PENDING
+   * with the next attempt queued at `nextAttemptAt`, or FAILED (no next attempt) */
+  recordAttempt(a: DeliveryAttempt): Promise<void>;
+}
+
+/** what the delivery worker reads of a delivery (its header values still sealed) */
+type PendingDelivery = Pick<repo.DeliveryRow, 'id' | 'workflow_id' | 'target_url' | 'headers_sealed' | 'message_id' | 'body' | 'attempts' | 'created_at'>;
+
+interface DeliveryAttempt {
+  deliveryId: string; attempt: number; targetUrl: string;
+  /** the target's answer (status null: no answer, `error` says why) */
+  result: { status: number | null; body: string | null; error: string | null; durationMs: number };
+  ok: boolean;
+  nextAttemptAt: Date | null;
 }
 
 export function createWorkflowOutputsService(deps: {
@@ -130,6 +144,22 @@ export function createWorkflowOutputsService(deps: {
       const secret = await workflowOutputSigningSecret(db, workflows, workflowId);
       if (!secret) throw conflict('The agentic workflow has no webhook secret to derive its output signing secret from');
       return { signing_secret: secret };
+    },
+    async pendingDelivery(deliveryId) {
+      const d = await repo.findDelivery(db, deliveryId);
+      return d && d.status === 'PENDING' ? d : null;
+    },
+    async recordAttempt(a) {
+      const { result, nextAttemptAt } = a;
+      await db.transaction(async (tx) => {
+        await repo.recordAttempt(tx, {
+          deliveryId: a.deliveryId, attempt: a.attempt, targetUrl: a.targetUrl, status: result.status, body: result.body, error: result.error, durationMs: result.durationMs,
+        });
+        await repo.updateOutcome(tx, a.deliveryId, {
+          status: a.ok ? 'DELIVERED' : nextAttemptAt ? 'PENDING' : 'FAILED', attempts: a.attempt, lastStatusCode: result.status, nextAttemptAt,
+        });
+        if (nextAttemptAt) await queue.enqueue(tx, OUTPUT_DELIVERY_TASK, { deliveryId: a.deliveryId }, { startAfter: nextAttemptAt });
+      });
     },
   };
 }
