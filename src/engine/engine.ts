@@ -3,6 +3,7 @@
 // Drivers never touch the database: they report log lines through a LogSink and throw
 // EngineFailure when a step fails (the runner records the outcome).
 import type { RuntimePlan } from './plan.ts';
+import type { Readable } from 'node:stream';
 import type { AgentRunOutcome, AgentRunSpec } from './agent/spec.ts';
 
 export type { AgentRunSpec } from './agent/spec.ts';
@@ -57,7 +58,7 @@ export interface RuntimeStatus {
 
 /** a step failed for a reason the user should see (BUILD_ERROR / DEPLOYMENT_ERROR) */
 export class EngineFailure extends Error {
-  readonly phase: 'build' | 'deploy' | 'stop' | 'restart' | 'uninstall';
+  readonly phase: 'build' | 'deploy' | 'stop' | 'restart' | 'uninstall' | 'backup' | 'restore';
   constructor(phase: EngineFailure['phase'], message: string) {
     super(message);
     this.phase = phase;
@@ -91,6 +92,27 @@ export interface DomainIngress {
   removeCertificate(host: string): Promise<void>;
 }
 
+/** what a restore drill found in a dump once restored */
+export interface DrillReport {
+  /** tables → row counts (SQL), collections → documents (MongoDB), or { keys: n } (Redis) */
+  counts: Record<string, number>;
+}
+
+/** native dumps of a running CONTAINER-mode database, taken and restored inside its own container (decision 0720) */
+export interface DatabaseBackups {
+  /**
+   * a consistent native dump streamed out of the database's own container, never buffered whole:
+   * pg_dump -Fc, mysqldump --single-transaction (every user database, routines), mongodump
+   * --archive, Redis: BGSAVE then the RDB file. Rejects when the database has no running container;
+   * the stream errors (EngineFailure phase 'backup') when the tool exits non-zero or the container goes.
+   */
+  dump(service: DriverService, signal: AbortSignal): Promise<Readable>;
+  /** replaces the running database's contents with the dump's (pg_restore --clean --if-exists, mysql < dump, mongorestore --drop --archive, Redis: the RDB loaded); EngineFailure phase 'restore' */
+  restore(service: DriverService, dump: Readable, signal: AbortSignal): Promise<void>;
+  /** restores the dump into a throwaway container of the same image (limited memory/CPU, no network, removed afterwards whatever happens) and reports what is in it */
+  drill(service: DriverService, dump: Readable, signal: AbortSignal): Promise<DrillReport>;
+}
+
 export interface EngineDriver {
   readonly name: 'simulated' | 'docker' | 'swarm';
   /** whether deployments are real (false: the simulated engine, which labels everything it writes) */
@@ -122,6 +144,8 @@ export interface EngineDriver {
   nodes?(): Promise<EngineNode[]>;
   /** custom domains and certificates on the ingress proxy (absent or null: no proxy runs: the simulated engine, or no haproxy) */
   domainIngress?: DomainIngress | null;
+  /** native dumps of a running CONTAINER-mode database (absent: this engine cannot) */
+  databaseBackups?: DatabaseBackups;
   /** releases connections and watchers (process shutdown) */
   close?(): Promise<void>;
 }

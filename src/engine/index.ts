@@ -22,7 +22,7 @@
 
 // the driver interface and its types
 export { EngineFailure } from './engine.ts';
-export type { BuildResult, DomainIngress, DriverService, EngineDriver, EngineNode, LogSink } from './engine.ts';
+export type { BuildResult, DatabaseBackups, DomainIngress, DriverService, EngineDriver, EngineNode, LogSink } from './engine.ts';
 export { selectEngine } from './select.ts';
 export { createSimulatedDriver } from './simulated.ts';
 export { serviceSettings } from './settings.ts';

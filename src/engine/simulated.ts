@@ -5,6 +5,7 @@
 // BERTH_SIMULATE_FAILURE=build|deploy on the service. See README "Simulated engine".
 import type { DriverService, EngineDriver, LogSink, RuntimeStatus } from './engine.ts';
 import { EngineFailure } from './engine.ts';
+import { simulatedBackups } from './simulated-backups.ts';
 
 export const simulatedEngineSettings = {
   /** duration of each simulated step (tests use ~50 ms) */
@@ -149,6 +150,8 @@ export function createSimulatedDriver(): EngineDriver {
         result: result ? `${SIMULATED_PREFIX}${result}` : null, numTurns: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, durationMs: Date.now() - started,
       };
     },
+    /** a dump is a labelled text document; restore and drill accept only such a one of the same type */
+    databaseBackups: simulatedBackups(),
     /** there is no ingress: nothing to apply */
     async applyIngressSettings() { return []; },
     async status(): Promise<RuntimeStatus> {

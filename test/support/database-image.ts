@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type Docker from 'dockerode';
 import { buildImage } from '../../src/engine/docker/build.ts';
 import { hasImage, importRoot, rootTarball } from './debian-root.ts';
+import { makeMoreImage } from './database-images-more.ts';
 
 const BASE_IMAGE = 'berth-test/debian-pg:bookworm';
 /** PostgreSQL majors Debian bookworm ships */
@@ -56,14 +57,15 @@ exec postgres -c listen_addresses='*' -c port=5432 "$@"
 const made = new Map<string, Promise<string>>();
 
 /**
- * Makes `postgres:<version>` available on the daemon (built locally, never pulled) and returns its
- * reference. Cold (no cached root): debootstrap + import + build, about a minute; warm: seconds.
+ * Makes `postgres:<version>` (or `mysql:<v>` from MariaDB, `redis:<v>`: database-images-more.ts)
+ * available on the daemon (built locally, never pulled) and returns its reference. Cold (no cached
+ * root): debootstrap + import + build, about a minute; warm: seconds.
  */
-export function databaseImage(docker: Docker, type: 'POSTGRESQL', version: string): Promise<string> {
+export function databaseImage(docker: Docker, type: 'POSTGRESQL' | 'MYSQL' | 'REDIS', version: string): Promise<string> {
   const key = `${type}:${version}`;
   let pending = made.get(key);
   if (!pending) {
-    pending = makePostgres(docker, version);
+    pending = type === 'POSTGRESQL' ? makePostgres(docker, version) : makeMoreImage(docker, type, version);
     made.set(key, pending);
     pending.catch(() => made.delete(key));
   }

@@ -12,6 +12,7 @@ import type { AgentRunSpec, BuildResult, DriverService, EngineDriver, IngressSet
 import { EngineFailure } from '../engine.ts';
 import type { RuntimePlan } from '../plan.ts';
 import { buildImage } from './build.ts';
+import { createDatabaseBackups, replicaLocator } from './backups.ts';
 import { databaseContainer } from './databases.ts';
 import { ensureImage } from './images.ts';
 import { runJobToCompletion } from './jobs.ts';
@@ -102,6 +103,7 @@ export function createDockerDriver(options: DockerDriverOptions): DockerDriver {
     runJob,
     publicUrlsUnavailable: options.ingress ? null : NO_INGRESS,
     applyIngressSettings: (service: IngressSettingsTarget) => applyIngressSettings(docker, options.ingress, service),
+    databaseBackups: createDatabaseBackups({ locate: replicaLocator(docker), canStopContainer: true }),
     runAgent(run: AgentRunSpec, log: LogSink, signal: AbortSignal) {
       return runAgent({ docker, baseImage: options.agentBaseImage ?? 'debian:bookworm-slim', allowLocalGit: options.allowLocalGit }, run, log, signal);
     },

@@ -19,6 +19,7 @@ import type { RuntimePlan } from '../plan.ts';
 import { copyToNodes, nodeDaemons, pullAuthOf, pushAuthOf, pushToRegistry, type NodeDaemon } from './images.ts';
 import { runSwarmJob } from './jobs.ts';
 import { runSwarmAgent } from './agent-runs.ts';
+import { swarmDatabaseBackups } from './backups.ts';
 import { serviceSpec, swarmServiceName } from './spec.ts';
 import { daemonMessage } from '../docker/stream.ts';
 import { converge, inspectService, listNodes, listServices, listTasks, routeKeeper, type SwarmService } from './tasks.ts';
@@ -135,6 +136,7 @@ export function createSwarmDriver(options: SwarmDriverOptions): SwarmDriver {
     ingress: options.ingress,
     publicUrlsUnavailable: options.ingress ? null : NO_INGRESS,
     needsBuild: (service) => local.needsBuild(service),
+    databaseBackups: swarmDatabaseBackups(docker, nodeClients),
     async build(service: DriverService, log: LogSink, signal: AbortSignal): Promise<BuildResult> {
       const built = await local.build(service, log, signal) as BuildResult;
       const line = (text: string) => log('BUILD', text);
