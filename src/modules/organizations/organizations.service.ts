@@ -23,6 +23,8 @@ export interface OrganizationsService {
   authorize(p: Principal, organizationId: string, action: Action): Promise<Role>;
   /** for the bootstrap and the CLI (no caller to authorize): the organization of that name, made when missing */
   ensure(name: string, description: string): Promise<{ id: string; created: boolean }>;
+  /** for background work (no caller): the organization's name, null when it is gone */
+  nameOf(id: string): Promise<string | null>;
 }
 
 /** what organizations asks of the members module (memberships is its table): the composition root
@@ -67,6 +69,7 @@ export function createOrganizationsService(deps: { db: Db; access: AccessService
       return { id: org.id, created: true };
     },
     authorize,
+    nameOf: async (id) => (await repo.findOrganization(db, id))?.name ?? null,
     async list(p, req) {
       if (p.kind === 'token') {
         const org = await repo.findOrganization(db, p.organizationId);

@@ -16,16 +16,25 @@ import { enqueueOutputDeliveries } from './outputs.service.ts';
 /** how a QUEUED run is started (deployment request), inside the transaction that created it */
 export type RunStarter = (tx: Queryable, run: repo.RunRow) => Promise<void>;
 
-export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments: EnvironmentsService }
+/** what other modules do with a run that finished SUCCEEDED or FAILED (the notifications' AGENT_RUN_FAILED), inside its transaction */
+export type RunFinishedHook = (tx: Queryable, run: { id: string; organizationId: string; workflowId: string; workflowName: string; status: 'SUCCEEDED' | 'FAILED'; message: string | null }) => Promise<void>;
+
+export interface RunLifecycleDeps { deployments: DeploymentsService; queue: TaskQueue; sealer: Sealer; environments: EnvironmentsService; onRunFinished?: RunFinishedHook }
 
 /** how long a run's throwaway environment copy lives at most (deleted earlier when the run settles) */
 const RUN_COPY_TTL_MS = 24 * 3600_000;
 
 type RunEvent = 'WORKFLOW_RUN_STARTED' | 'WORKFLOW_RUN_SUCCEEDED' | 'WORKFLOW_RUN_FAILED';
 
-async function emitRunEvent(tx: Queryable, queue: TaskQueue, kind: RunEvent, runId: string): Promise<void> {
+async function emitRunEvent(tx: Queryable, queue: TaskQueue, kind: RunEvent, runId: string, onRunFinished?: RunFinishedHook): Promise<void> {
   const run = await repo.runEventFacts(tx, runId);
   if (!run) return;
+  if (kind !== 'WORKFLOW_RUN_STARTED' && onRunFinished) {
+    await onRunFinished(tx, {
+      id: run.id, organizationId: run.organization_id, workflowId: run.workflow_id, workflowName: run.workflow_name,
+      status: kind === 'WORKFLOW_RUN_SUCCEEDED' ? 'SUCCEEDED' : 'FAILED', message: run.message,
+    });
+  }
   await emitEvent(tx, { queue }, {
     organizationId: run.organization_id, kind, projectName: run.project_name, environmentMode: run.environment_mode,
     payload: {
@@ -67,7 +76,7 @@ export function deploymentRunStarter(deps: RunLifecycleDeps): RunStarter {
       if (!(err instanceof AppError)) throw err;
       await repo.setRun(tx, run.id, { status: 'FAILED', message: err.message });
       await enqueueOutputDeliveries(tx, deps, run.id);
-      await emitRunEvent(tx, deps.queue, 'WORKFLOW_RUN_FAILED', run.id);
+      await emitRunEvent(tx, deps.queue, 'WORKFLOW_RUN_FAILED', run.id, deps.onRunFinished);
     }
   };
 }
@@ -78,7 +87,7 @@ export function runStatusOf(deploymentStatus: string): 'SUCCEEDED' | 'FAILED' | 
 }
 
 /** a settled deployment of a workflow: its run's outcome, outputs and event, and its throwaway copy's cleanup */
-export async function onDeploymentSettled(tx: Queryable, deps: { queue: TaskQueue; sealer: Sealer }, d: DeploymentRecord): Promise<void> {
+export async function onDeploymentSettled(tx: Queryable, deps: { queue: TaskQueue; sealer: Sealer; onRunFinished?: RunFinishedHook }, d: DeploymentRecord): Promise<void> {
   if (d.service_type !== 'AGENTIC_WORKFLOW') return;
   const run = await repo.findRunByDeployment(tx, d.id);
   if (!run) return;
@@ -92,7 +101,7 @@ export async function onDeploymentSettled(tx: Queryable, deps: { queue: TaskQueu
   const status = runStatusOf(d.status);
   await repo.setRun(tx, run.id, { status, message: d.message ?? null });
   await enqueueOutputDeliveries(tx, deps, run.id);
-  if (status !== 'CANCELED') await emitRunEvent(tx, deps.queue, status === 'SUCCEEDED' ? 'WORKFLOW_RUN_SUCCEEDED' : 'WORKFLOW_RUN_FAILED', run.id);
+  if (status !== 'CANCELED') await emitRunEvent(tx, deps.queue, status === 'SUCCEEDED' ? 'WORKFLOW_RUN_SUCCEEDED' : 'WORKFLOW_RUN_FAILED', run.id, deps.onRunFinished);
 }
 
 /** a cloned environment's workflows get their own rows (the copy of each workflow service) */

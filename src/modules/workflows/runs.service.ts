@@ -18,7 +18,7 @@ import type { WorkflowDeploymentHistoryItem, WorkflowRun } from './runs.schemas.
 import type { TaskQueue } from '../../queue/queue.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { EnvironmentsService } from '../environments/environments.service.ts';
-import { deploymentRunStarter, onDeploymentSettled, type RunStarter } from './runs.lifecycle.ts';
+import { deploymentRunStarter, onDeploymentSettled, type RunFinishedHook, type RunStarter } from './runs.lifecycle.ts';
 import { toLine, type DeploymentRecord, type LogLine } from '../deployments/deployments.service.ts';
 import { enqueueOutputDeliveries } from './outputs.service.ts';
 import type { Sealer } from '../../lib/crypto.ts';
@@ -40,17 +40,18 @@ export interface WorkflowRunsService {
   tickSchedules(now?: Date): Promise<number>;
   /** a deployment settled (inside its transaction): a workflow's run takes its outcome */
   onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
+  /** deletes the throwaway environment copy of a settled CLONE_ENVIRONMENT run (the
+   * `workflows.clone-cleanup` task); idempotent: false when it is gone already or is not a run's copy */
+  removeRunCopy(environmentId: string): Promise<boolean>;
 }
-
-// For the workflow schedule worker: the throwaway environment copy of a CLONE_ENVIRONMENT run
-// (its organization while it is one, and its deletion once settled); never through runs.repo.ts.
-export { deleteRunCopy, runCopyOrganization } from './runs.repo.ts';
 
 export const WEBHOOK_BODY_LIMIT = 64 * 1024;
 const TICK_BATCH = 200;
 
 export function createWorkflowRunsService(deps: {
   db: Db; scope: ScopeService; workflows: WorkflowsService; deployments: DeploymentsService; queue: TaskQueue; environments: EnvironmentsService; sealer: Sealer;
+  /** a run finished SUCCEEDED or FAILED (the composition root's notifications) */
+  onRunFinished?: RunFinishedHook;
 }): WorkflowRunsService {
   const { db, scope, workflows, deployments } = deps;
   const startRun: RunStarter = deploymentRunStarter(deps);
@@ -77,6 +78,12 @@ export function createWorkflowRunsService(deps: {
 
   return {
     onDeploymentSettled: (tx, d) => onDeploymentSettled(tx, deps, d),
+    removeRunCopy: (environmentId) => db.transaction(async (tx) => {
+      const organizationId = await repo.runCopyOrganization(tx, environmentId);
+      if (!organizationId) return false;
+      await deps.environments.prepareRemoval(tx, organizationId, [environmentId]);
+      return repo.deleteRunCopy(tx, environmentId);
+    }),
     async hook(workflowId, secret, ip, payload) {
       const row = await workflowsRepo.findWorkflow(db, workflowId);
       const expected = row ? workflows.webhookSecret(row) : null;
