@@ -18,6 +18,8 @@ import { createTokensService, type TokensService } from './modules/tokens/tokens
 import { createVariablesService, type VariablesService } from './modules/variables/variables.service.ts';
 import { createDeploymentsService, type DeploymentsService } from './modules/deployments/deployments.service.ts';
 import { createWebhooksService, type WebhooksService } from './modules/webhooks/webhooks.service.ts';
+import { DEFAULT_RETRY_SETTINGS, type RetrySettings } from './modules/webhooks/webhooks.rules.ts';
+import { createRunCredentialsService, type RunCredentialsService } from './modules/run-credentials/run-credentials.service.ts';
 import { createLlmProvidersService, type LlmProvidersService } from './modules/llm-providers/llm-providers.service.ts';
 import { createMcpServersService, type McpServersService } from './modules/mcp-servers/mcp-servers.service.ts';
 import { createWorkflowsService, type WorkflowsService } from './modules/workflows/workflows.service.ts';
@@ -30,10 +32,15 @@ import { createAuditService, type AuditService } from './modules/audit/audit.ser
 import { createGitPushService, type GitPushService } from './modules/git-push/git-push.service.ts';
 import { createPreviewsService, type PreviewsService } from './modules/previews/previews.service.ts';
 import { createStreamsService, type StreamsService } from './modules/streams/streams.service.ts';
+import type { StreamPeriods } from './modules/streams/sse.ts';
 import { createDomainsService, type DomainsService } from './modules/domains/domains.service.ts';
+import { createNotificationsService, type NotificationsService } from './modules/notifications/notifications.service.ts';
+import { createBackupParts, type BackupParts } from './modules/backups/compose.ts';
+import { agentRunFailedIncident, agentRunIncidentKey, deploymentFailedIncident, deploymentIncidentKey } from './modules/notifications/notifications.incidents.ts';
+import { settledEvent } from './modules/deployments/deployments.rules.ts';
 import { createDomainLifecycle } from './modules/domains/lifecycle.ts';
 import { createDomainDns } from './modules/domains/dns.ts';
-import { createDeploymentRunner, type DeploymentRunner } from './modules/deployments/runner.ts';
+import { createDeploymentRunner, type DeploymentRunner, type DeploymentWorkerSettings } from './modules/deployments/runner.ts';
 import { uninstallOnRemoval } from './modules/deployments/uninstall-on-removal.ts';
 import { reservePublicPortsForClone } from './modules/services/databases/public-access.ts';
 import { copyVariables } from './modules/variables/clone.ts';
@@ -70,13 +77,31 @@ export interface Services {
   deploymentRunner: DeploymentRunner;
   streams: StreamsService;
   domains: DomainsService;
+  runCredentials: RunCredentialsService;
+  notifications: NotificationsService;
+  backups: BackupParts['backups'];
+  backupStorage: BackupParts['backupStorage'];
+  backupRunner: BackupParts['backupRunner'];
+  backupLifecycle: BackupParts['backupLifecycle'];
 }
 
-export function createServices(platform: Platform): Services {
+/** Periods and schedules a user never sets (no environment variable) that tests shorten for the
+ * app they build: each goes to the one instance it tunes, never to module state (decision 0715). */
+export interface Tuning {
+  /** the retry schedule of webhook and workflow output deliveries */
+  webhookRetries?: Partial<RetrySettings>;
+  /** the deployment runner's stale period and recoveries */
+  deploymentWorkers?: Partial<DeploymentWorkerSettings>;
+  /** live streams' keep-alive and safety-poll periods */
+  streams?: Partial<StreamPeriods>;
+}
+
+export function createServices(platform: Platform, tuning: Tuning = {}): Services {
   const { db, config, sealer, queue } = platform;
+  const runCredentials = createRunCredentialsService({ db });
   // identity, access and organizations reach tables of the tokens and members modules through
   // those modules' services, made below (each called only once a request is served)
-  const identity = createIdentityService(db, config, { byHash: (hash) => tokens.byHash(hash), markUsed: (id) => tokens.markUsed(id) });
+  const identity = createIdentityService(db, config, { byHash: (hash) => tokens.byHash(hash), markUsed: (id) => tokens.markUsed(id) }, runCredentials);
   const access = createAccessService({ roleIn: (orgId, userId) => members.roleIn(orgId, userId), rolesOf: (userId) => members.rolesOf(userId) });
   const organizations = createOrganizationsService({
     db, access, identity,
@@ -92,8 +117,9 @@ export function createServices(platform: Platform): Services {
   const gitTokens = createGitTokensService({ db, organizations, sealer });
   // projects and environments need each other: a project's deletion removes its environments
   const projects = createProjectsService({ db, organizations, prepareEnvironmentRemoval: (tx, orgId, ids) => environments.prepareRemoval(tx, orgId, ids) });
+  const deploymentRules = createDeploymentRulesService({ db, projects, scope, clusters });
   const environments = createEnvironmentsService({
-    db, scope, projects, sealer, clusters,
+    db, scope, projects, sealer, clusters, deploymentRules,
     lockDeployments: (tx, ids) => deployments.lockEnvironments(tx, ids),
     afterClone: async (tx, clone) => {
       await copyVariables(tx, sealer, clone);
@@ -105,20 +131,34 @@ export function createServices(platform: Platform): Services {
       await previews.beforeEnvironmentsRemoved(tx, removed);
     },
   });
-  const deploymentRules = createDeploymentRulesService({ db, projects, scope, clusters });
   const variables = createVariablesService({ db, sealer, scope, organizations });
   const deployments = createDeploymentsService({
     db, queue, scope,
     onSettled: async (tx, d) => {
       await workflowRuns.onDeploymentSettled(tx, d);
       await jobRuns.onDeploymentSettled(tx, d);
+      // notification channels: a failed deployment is its service's incident (one message until it
+      // recovers), the next successful one resolves it; a workflow's deployments are its runs (below)
+      if (d.service_type !== 'AGENTIC_WORKFLOW') {
+        const settled = settledEvent(d.status);
+        if (settled === 'DEPLOYMENT_FAILED') await notifications.raise(d.organization_id, deploymentFailedIncident(d), tx);
+        else if (settled === 'DEPLOYMENT_SUCCEEDED') await notifications.resolve(d.organization_id, deploymentIncidentKey(d.service_id), tx);
+      }
     },
   });
-  const webhooks = createWebhooksService({ db, sealer, queue, config, organizations });
+  const webhooks = createWebhooksService({ db, sealer, queue, config, organizations, retries: Object.freeze({ ...DEFAULT_RETRY_SETTINGS, ...tuning.webhookRetries }) });
+  const notifications = createNotificationsService({ db, sealer, queue, config, organizations, logger: platform.logger });
   const llmProviders = createLlmProvidersService({ db, sealer, organizations, workflowsUsing: (tx, id) => workflows.countUsingProvider(tx, id) });
   const mcpServers = createMcpServersService({ db, sealer, organizations });
   const workflows = createWorkflowsService({ db, sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
-  const workflowRuns = createWorkflowRunsService({ db, scope, workflows, deployments, queue, environments, sealer });
+  const workflowRuns = createWorkflowRunsService({
+    db, scope, workflows, deployments, queue, environments, sealer,
+    // notification channels: a failed run is its workflow's incident, the next successful run resolves it
+    onRunFinished: async (tx, run) => {
+      if (run.status === 'FAILED') await notifications.raise(run.organizationId, agentRunFailedIncident(run), tx);
+      else await notifications.resolve(run.organizationId, agentRunIncidentKey(run.workflowId), tx);
+    },
+  });
   const workflowOutputs = createWorkflowOutputsService({ db, scope, sealer, queue, workflows });
   const services = createServicesService({
     db, sealer, scope, config, engine: platform.engine, logger: platform.logger, beforeRemoval: (tx, ids) => uninstall.services(tx, ids),
@@ -129,11 +169,13 @@ export function createServices(platform: Platform): Services {
   const previews = createPreviewsService({ db, scope, environments, deployments, config });
   const gitPush = createGitPushService({ db, sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
   const deploymentRunner = createDeploymentRunner({
-    ...platform, lifecycle: deployments.lifecycle,
+    ...platform, lifecycle: deployments.lifecycle, settings: tuning.deploymentWorkers,
     // an agentic workflow's APPLY is its agent's run, not the driver's apply
-    applyByType: { AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent({ ...platform, services, llmProviders, mcpServers }, target, log, signal, deployment) },
+    applyByType: {
+      AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent({ ...platform, services, llmProviders, mcpServers, runCredentials }, target, log, signal, deployment),
+    },
   });
-  const streams = createStreamsService({ db, logger: platform.logger, deployments, scope });
+  const streams = createStreamsService({ db, logger: platform.logger, deployments, scope, periods: tuning.streams });
   const domains = createDomainsService({
     db, config, queue, services, organizations,
     lifecycle: createDomainLifecycle({
@@ -147,8 +189,19 @@ export function createServices(platform: Platform): Services {
       serviceLog: (tx, serviceId, message) => deployments.appendLog(tx, null, serviceId, 'RUNTIME', message),
     }),
   });
+  const backupParts = createBackupParts({
+    db, sealer, queue, backupDir: config.backupDir, allowPrivateEndpoints: config.webhookAllowPrivateTargets, publicUrl: config.publicUrl,
+    engine: platform.engine, services, deployments, organizations, notifier: notifications, logger: platform.logger,
+    eventScope: async (serviceId) => {
+      const s = await scope.serviceScope(serviceId);
+      return s ? { environmentMode: s.environmentMode, projectName: await projects.nameOf(s.projectId) } : null;
+    },
+    serviceLog: (tx, serviceId, message) => deployments.appendLog(tx, null, serviceId, 'RUNTIME', message),
+  });
   return {
+    ...backupParts,
     domains, streams, audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
     llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules, deploymentRunner,
+    runCredentials, notifications,
   };
 }

@@ -19,6 +19,8 @@ export interface Config {
   readonly host: string;
   readonly publicUrl: string;
   readonly dataDir: string;
+  /** BACKUP_DIR: where organizations with LOCAL backup storage keep their backups (default DATA_DIR/backups; issue 39) */
+  readonly backupDir: string;
   readonly databaseUrl: string | undefined;
   /** without DATABASE_URL: PostgreSQL binaries run by berth in DATA_DIR/postgres, or PGlite in
    * DATA_DIR/pgdata. Unset: the one DATA_DIR already holds, else DEFAULT_EMBEDDED_DATABASE
@@ -36,6 +38,10 @@ export interface Config {
   readonly encryptionKey: string | undefined;
   readonly rateLimitPerHour: number;
   readonly webhookAllowPrivateTargets: boolean;
+  /** the SMTP server EMAIL notification channels send through (smtp:// or smtps://, credentials in the URL); unset: e-mail fails with that reason */
+  readonly smtpUrl: string | undefined;
+  /** the From of notification e-mail */
+  readonly smtpFrom: string;
   readonly engine: EngineKind;
   /** the Docker daemon the docker engine drives (unix:///path or tcp://host:port) */
   readonly dockerHost: string;
@@ -221,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     publicUrl,
     dataDir: str(env, 'DATA_DIR', './data'),
+    backupDir: str(env, 'BACKUP_DIR', `${str(env, 'DATA_DIR', './data')}/backups`),
     databaseUrl,
     embeddedDatabase: optional(env, 'EMBEDDED_DATABASE') === undefined ? undefined
       : oneOf(env, 'EMBEDDED_DATABASE', DEFAULT_EMBEDDED_DATABASE, ['postgres', 'pglite'] as const),
@@ -234,6 +241,8 @@ export function loadConfig(env: Env = process.env): Config {
     encryptionKey,
     rateLimitPerHour: int(env, 'RATE_LIMIT_PER_HOUR', 1000, 1, 10_000_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: str(env, 'SMTP_FROM', `berth <berth@${new URL(publicUrl).hostname}>`),
     engine: oneOf(env, 'ENGINE', 'auto', ['auto', 'docker', 'swarm', 'simulated', 'kubernetes'] as const),
     dockerHost: str(env, 'DOCKER_HOST', 'unix:///var/run/docker.sock'),
     swarmNodeDockerHosts: str(env, 'SWARM_NODE_DOCKER_HOSTS', '').split(',').map((h) => h.trim()).filter(Boolean),

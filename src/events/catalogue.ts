@@ -83,6 +83,22 @@ const ServiceScaledEventPayload = Type.Object({
   message: Type.String({ description: 'the line written in the service\'s log' }),
 }, { additionalProperties: true });
 
+/** payload of every BACKUP_* event (issue 39, decision 0735) */
+const BackupEventPayload = Type.Object({
+  backup_id: Type.Union([Id, Type.Null()], { description: 'null for BACKUP_OVERDUE when no backup ever succeeded' }),
+  backup_name: Type.Union([Type.String(), Type.Null()]),
+  trigger: Type.Union([Type.String({ description: 'MANUAL, SCHEDULED or SAFETY' }), Type.Null()]),
+  database_id: Id,
+  database_name: Type.String(),
+  environment_id: Id,
+  project_id: Id,
+  organization_id: Id,
+  size: Type.Union([Type.Integer(), Type.Null()]),
+  checksum: Type.Union([Type.String(), Type.Null()]),
+  message: Type.Union([Type.String(), Type.Null()], { description: 'why it failed, or what the drill found' }),
+  last_success_at: Type.Union([Type.String(), Type.Null()]),
+}, { additionalProperties: true });
+
 export interface EventKindEntry {
   readonly description: string;
   readonly payload: TSchema;
@@ -98,6 +114,10 @@ export const EVENT_KINDS = {
   WORKFLOW_RUN_FAILED: { description: 'an agentic workflow run failed', payload: WorkflowRunEventPayload },
   SERVICE_SCALED: { description: 'an autoscaled application or container gained or lost a replica (docker engine, decision 0338)', payload: ServiceScaledEventPayload },
   CUSTOM_DOMAIN_STATUS_CHANGED: { description: "a custom domain's lifecycle moved (waiting for DNS, ordering its certificate, active, failed: decision 0349)", payload: CustomDomainEventPayload },
+  BACKUP_SUCCEEDED: { description: 'a database backup was stored, read back and its checksum matched', payload: BackupEventPayload },
+  BACKUP_FAILED: { description: 'a database backup failed (nothing of it is kept)', payload: BackupEventPayload },
+  BACKUP_DRILL_FAILED: { description: 'the restore drill could not restore the latest backup into a throwaway database', payload: BackupEventPayload },
+  BACKUP_OVERDUE: { description: 'a database with a backup policy had no successful backup within 1.5 × its schedule', payload: BackupEventPayload },
 } as const satisfies Record<string, EventKindEntry>;
 
 export type EventKind = keyof typeof EVENT_KINDS;

@@ -48,6 +48,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Members: 'Members, invitations and roles of an organization',
   'Organization Annotations and Labels Groups': 'Kubernetes annotations and labels shared by services',
   'Organization Webhooks': 'Outgoing webhooks, their deliveries and test pings',
+  Backups: 'Database backups: take, list, restore (into a new database or in place), drills, download, policies and the organization\'s backup storage',
+  'Organization Notification Channels': 'Slack, Discord and e-mail channels that carry failures (one message per incident) and their test messages',
   Organizations: 'Organizations, ownership and the audit log',
   Projects: 'Projects of an organization',
   Variables: 'Environment variables and secrets at every scope, aliases and overrides',

@@ -26,6 +26,8 @@ import { streamRoutes } from './streams/streams.routes.ts';
 import { gitPushRoutes } from './git-push/git-push.routes.ts';
 import { previewRoutes } from './previews/previews.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
+import { backupRoutes } from './backups/backups.routes.ts';
+import { notificationRoutes } from './notifications/notifications.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -53,4 +55,6 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   gitPushRoutes(app, ctx);
   previewRoutes(app, ctx);
   domainRoutes(app, ctx);
+  backupRoutes(app, ctx);
+  notificationRoutes(app, ctx);
 }

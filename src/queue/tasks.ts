@@ -23,6 +23,8 @@ export const TASK_KINDS = {
   'deployments.sweep': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
   /** one delivery attempt of a webhook event; the handler schedules the next attempt itself */
   'webhooks.deliver': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
+  /** one incident's message to one notification channel (Slack, Discord, e-mail); a rejection is retried */
+  'notifications.send': { retryLimit: 5, retryDelay: 15, retryBackoff: true, expireInSeconds: 120, retryDelayMax: 900 },
   /** every minute: start the runs of agentic workflows whose schedule occurrence has come (exactly once each) */
   'workflows.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
   /** one delivery attempt of a finished workflow run's result to one of its outputs; the handler schedules the next attempt itself */
@@ -41,6 +43,14 @@ export const TASK_KINDS = {
   'domains.certify-ingress-domain': { retryLimit: 1, retryDelay: 60, retryBackoff: false, expireInSeconds: 900 },
   /** every minute: advance the custom domains waiting for DNS or a certificate, failed ones due again, and renewals */
   'domains.visit': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
+  /** take one database backup (dump → compress → encrypt → store → read back); never retried: a second attempt finds it RUNNING and fails it */
+  'backups.take': { retryLimit: 0, retryDelay: 10, retryBackoff: false, expireInSeconds: 12 * 3600 },
+  /** restore a backup (in place after a safety backup, or into the new database once deployed: re-queued while it starts) */
+  'backups.restore': { retryLimit: 0, retryDelay: 10, retryBackoff: false, expireInSeconds: 12 * 3600 },
+  /** restore a backup into a throwaway container and record what it holds */
+  'backups.drill': { retryLimit: 0, retryDelay: 10, retryBackoff: false, expireInSeconds: 6 * 3600 },
+  /** every minute: fail backups whose worker died, queue scheduled backups and drills, mark overdue databases, apply retention */
+  'backups.visit': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 300 },
 } as const satisfies Record<string, TaskKindOptions>;
 
 export type TaskKind = keyof typeof TASK_KINDS;

@@ -5,13 +5,14 @@
 // a task of the kind runs with its payload, how many run at once in a process, and what runs once
 // when the kind is first subscribed.
 //
-// subscribeTasks() subscribes kinds on a queue once (the runner all of them; tests through the
-// start*Workers functions only those they need); a later call only switches the context the
-// kinds' handlers get, so every context of a process (tests make one per file) shares its queue.
+// subscribeTasks() gives the queue each kind's handler over one context (the runner all kinds;
+// tests through the start*Workers functions only those they need). The queue holds one handler per
+// kind: the first subscription of a kind installs its schedule and runs its atStart; a later one
+// (another context over the same queue: tests make one per file) only puts its handler in place.
 import type { AppContext } from '../context.ts';
 import { runEngineUninstall } from '../modules/deployments/uninstall-on-removal.ts';
 import { executeJobRun, tickJobSchedules } from '../modules/job-runs/job-runs.service.ts';
-import type { TaskContext, TaskQueue } from '../queue/queue.ts';
+import type { TaskContext } from '../queue/queue.ts';
 import type { TaskKind } from '../queue/tasks.ts';
 import { runDeployment, sweepAbandonedDeployments } from './deployments.ts';
 import { runMaintenance } from './maintenance.ts';
@@ -37,6 +38,7 @@ export const TASK_HANDLERS = {
     atStart: async (ctx) => { await sweepAbandonedDeployments(ctx).catch((err) => ctx.logger.error({ err }, 'deployment sweep failed')); },
   },
   'webhooks.deliver': { run: (ctx, payload) => deliverWebhookEvent(ctx, String(payload.eventId)), concurrency: 4 },
+  'notifications.send': { run: (ctx, payload) => ctx.services.notifications.deliver({ incidentId: String(payload.incidentId), channelId: String(payload.channelId) }), concurrency: 4 },
   'workflows.schedule': { run: (ctx) => runWorkflowScheduleTick(ctx) },
   'workflows.output-deliver': { run: (ctx, payload) => deliverWorkflowOutput(ctx, String(payload.deliveryId)), concurrency: 4 },
   'workflows.clone-cleanup': {
@@ -52,6 +54,10 @@ export const TASK_HANDLERS = {
     // at start: the ingress serves every domain and certificate the store holds
     atStart: async (ctx) => { await ctx.services.domains.lifecycle.syncIngress().catch((err) => ctx.logger.error({ err }, 'custom domains: syncing the ingress failed')); },
   },
+  'backups.take': { run: (ctx, payload, task) => ctx.services.backupRunner.take(String(payload.backupId), task.signal), concurrency: 2 },
+  'backups.restore': { run: (ctx, payload, task) => ctx.services.backupLifecycle.restore(String(payload.restoreId), task.signal), concurrency: 2 },
+  'backups.drill': { run: (ctx, payload, task) => ctx.services.backupRunner.drill(String(payload.backupId), task.signal) },
+  'backups.visit': { run: (ctx) => ctx.services.backupLifecycle.visit() },
 } satisfies Record<TaskKind, TaskHandlerEntry>;
 
 /** the recurring kinds: a pg-boss schedule (cron, UTC) makes one task per slot across processes */
@@ -61,24 +67,17 @@ export const TASK_SCHEDULES: Readonly<Partial<Record<TaskKind, string>>> = {
   'workflows.schedule': '* * * * *',
   'jobs.schedule': '* * * * *',
   'domains.visit': '* * * * *',
+  'backups.visit': '* * * * *',
 };
 
-/** per queue: the kinds subscribed on it, each with the context its handler uses now */
-const subscribed = new WeakMap<TaskQueue, Map<TaskKind, AppContext>>();
-
-/** subscribes `kinds` (all by default) on ctx.queue, installs their schedules and runs their atStart, each once per queue */
+/** subscribes `kinds` (all by default) on ctx.queue over ctx; their schedules and atStart run once per queue, when first subscribed */
 export async function subscribeTasks(ctx: AppContext, kinds: readonly TaskKind[] = Object.keys(TASK_HANDLERS) as TaskKind[]): Promise<void> {
-  let contexts = subscribed.get(ctx.queue);
-  if (!contexts) subscribed.set(ctx.queue, contexts = new Map());
   for (const kind of kinds) {
-    const first = !contexts.has(kind);
-    contexts.set(kind, ctx);
-    if (!first) continue;
     const entry: TaskHandlerEntry = TASK_HANDLERS[kind];
-    const latest = contexts;
-    await ctx.queue.work(kind, async (payload, task) => {
-      await entry.run(latest.get(kind)!, payload, task);
+    const first = await ctx.queue.work(kind, async (payload, task) => {
+      await entry.run(ctx, payload, task);
     }, { concurrency: entry.concurrency });
+    if (!first) continue;
     const cron = TASK_SCHEDULES[kind];
     if (cron) await ctx.queue.schedule(kind, cron, {});
     await entry.atStart?.(ctx);
@@ -89,5 +88,6 @@ export async function subscribeTasks(ctx: AppContext, kinds: readonly TaskKind[]
 export const startDeploymentWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['deployments.run', 'deployments.sweep']);
 export const startEngineUninstallWorker = (ctx: AppContext) => subscribeTasks(ctx, ['engine.uninstall']);
 export const startWebhookWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['webhooks.deliver']);
+export const startNotificationWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['notifications.send']);
 export const startWorkflowOutputWorkers = (ctx: AppContext) => subscribeTasks(ctx, ['workflows.output-deliver']);
 export const startWorkflowScheduleWorker = (ctx: AppContext) => subscribeTasks(ctx, ['workflows.clone-cleanup', 'workflows.schedule']);

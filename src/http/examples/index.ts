@@ -4,8 +4,10 @@
 // pre-fills); the tests send the same objects as their fixtures, so an example that stops
 // working fails a test. test/foundation/request-examples.test.ts checks that every request body
 // of /openapi.json has one and that it validates against its schema as the app validates bodies.
+import { backupExamples } from './backups.ts';
 import { domainExamples } from './domains.ts';
 import { hierarchyExamples } from './hierarchy.ts';
+import { notificationExamples } from './notifications.ts';
 import { cancelExamples, serviceExamples } from './services.ts';
 import { variableExamplesByOperation } from './variables.ts';
 import { workflowExamples } from './workflows.ts';
@@ -17,6 +19,8 @@ const BY_OPERATION: Readonly<Record<string, unknown>> = Object.freeze({
   ...variableExamplesByOperation(),
   ...workflowExamples,
   ...domainExamples,
+  ...backupExamples,
+  ...notificationExamples,
 });
 
 /** operationIds that have an example of their own */

@@ -53,7 +53,7 @@ export function resolveRole(input: { role?: string | null; role_id?: string | nu
 /** what each action covers, as the services apply it (rendered in the API reference's role table) */
 export const ACTION_SCOPES: Readonly<Record<Action, string>> = {
   read: 'read the organization and everything in it (no secret values)',
-  write: 'create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations',
-  manage: 'clusters, container registries, git tokens, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log',
+  write: 'create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations; database backups, their policies and drills, restores into a new database',
+  manage: 'clusters, container registries, git tokens, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log, backup storage, restores in place and backup downloads',
   own: 'delete the organization, transfer its ownership',
 };
