@@ -3479,6 +3479,202 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/database/{databaseId}/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the database's backups, newest first (20 a page; startId: after that one) */
+        get: operations["listDatabaseBackup"];
+        put?: never;
+        /** Take a backup of the database now */
+        post: operations["addBackupDatabase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/database/{databaseId}/backup/{backupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get database backup */
+        get: operations["getDatabaseBackup"];
+        put?: never;
+        post?: never;
+        /** Delete a backup (its stored object too) */
+        delete: operations["removeDatabaseBackup"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/database/{databaseId}/backup/{backupId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List database backup restores */
+        get: operations["listDatabaseBackupRestores"];
+        put?: never;
+        /** Restore a backup into a new database beside this one (default) or in place after a safety backup */
+        post: operations["restoreDatabaseBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/database/{databaseId}/backup/{backupId}/drill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore the backup into a throwaway database now and record what it holds */
+        post: operations["drillDatabaseBackup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/database/{databaseId}/backup/{backupId}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The native dump (pg_dump custom format, SQL, mongodump archive or RDB), decrypted; for admins */
+        get: operations["downloadDatabaseBackup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/database/{databaseId}/backupPolicy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The database's backup policy, or null when none is set */
+        get: operations["getDatabaseBackupPolicy"];
+        /** Set the schedule, retention (daily, weekly, monthly) and drill schedule */
+        put: operations["editDatabaseBackupPolicy"];
+        post?: never;
+        /** Stop scheduled backups and drills (backups already taken stay) */
+        delete: operations["deleteDatabaseBackupPolicy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/backupStorage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get backup storage */
+        get: operations["getBackupStorage"];
+        /** Keep backups on the berth host (LOCAL) or in an S3-compatible bucket; checked before it is saved */
+        put: operations["editBackupStorage"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/backupStorage/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Write, read back and remove a probe object now */
+        post: operations["checkBackupStorage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/notificationChannel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List notification channels (every member; the webhook URL is never returned, its host is) */
+        get: operations["listNotificationChannels"];
+        put?: never;
+        /** Create a notification channel (Slack, Discord or e-mail) */
+        post: operations["createNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/notificationChannel/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a notification channel */
+        get: operations["getNotificationChannel"];
+        /** Edit a notification channel (members omitted keep their value) */
+        put: operations["editNotificationChannel"];
+        post?: never;
+        /** Delete a notification channel */
+        delete: operations["deleteNotificationChannel"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/notificationChannel/{channelId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a test message now; 200 with delivered true, or false and the reason (the receiver's status and answer, or the SMTP error) */
+        post: operations["testNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/gitWebhook/{organizationId}/{provider}": {
         parameters: {
             query?: never;
@@ -5265,7 +5461,7 @@ export interface components {
             target_url: string;
             description: string | null;
             enabled: boolean;
-            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED")[];
+            events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "BACKUP_SUCCEEDED" | "BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE")[];
             project_names_filter: string[];
             environment_types_filter: string[];
             /** @description true when the signing secret was given as target_secret */
@@ -5382,6 +5578,114 @@ export interface components {
         };
         "checkApplicationCustomDomain.response.200": {
             results: components["schemas"]["checkApplicationCustomDomain.response.200.results"][];
+        };
+        "addBackupDatabase.response.201.drill.0": {
+            /** @description tables → rows, collections → documents, or keys */
+            counts: {
+                [key: string]: number;
+            };
+            error: string | null;
+        };
+        "addBackupDatabase.response.201": {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            name: string;
+            message: string;
+            /** @description QUEUED, RUNNING, SUCCEEDED (stored, read back and its checksum matched) or FAILED (error says why; nothing is kept) */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
+            /** @description SAFETY: taken by berth before a restore into the same database */
+            trigger: "MANUAL" | "SCHEDULED" | "SAFETY";
+            /** Format: uuid */
+            database_id: string;
+            /** @description bytes stored (compressed and encrypted) */
+            size: number | null;
+            /** @description SHA-256 of the stored object, hex */
+            checksum: string | null;
+            /** @description where it is kept: LOCAL (the berth host) or s3://bucket/prefix at endpoint */
+            storage: string;
+            error: string | null;
+            finished_at: string | null;
+            /** @description when a restore drill last restored it into a throwaway database */
+            verified_at: string | null;
+            drill: components["schemas"]["addBackupDatabase.response.201.drill.0"] | null;
+        };
+        "restoreDatabaseBackup.response.202": {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            backup_id: string;
+            /** Format: uuid */
+            database_id: string;
+            mode: string;
+            /** @description the database restored into */
+            target_database_id: string | null;
+            /** @description IN_PLACE: the backup taken of the database first */
+            safety_backup_id: string | null;
+            /** @description QUEUED, RUNNING, SUCCEEDED (stored, read back and its checksum matched) or FAILED (error says why; nothing is kept) */
+            status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED";
+            error: string | null;
+            finished_at: string | null;
+        };
+        "getDatabaseBackupPolicy.response.200.0": {
+            /** Format: uuid */
+            database_id: string;
+            enabled: boolean;
+            schedule: string;
+            keep_daily: number;
+            keep_weekly: number;
+            keep_monthly: number;
+            drill_schedule: string;
+            next_backup_at: string | null;
+            next_drill_at: string | null;
+            /** @description the last successful backup */
+            last_backup_at: string | null;
+            /** @description the last backup a drill restored */
+            last_verified_at: string | null;
+            /** @description no success within 1.5 × the schedule since then */
+            overdue_since: string | null;
+        };
+        "getBackupStorage.response.200.s3.0": {
+            endpoint: string | null;
+            region: string;
+            bucket: string;
+            prefix: string;
+            access_key_id: string;
+            has_secret_access_key: boolean;
+            force_path_style: boolean;
+        };
+        "getBackupStorage.response.200": {
+            kind: string;
+            /** @description LOCAL, or s3://bucket/prefix at endpoint */
+            location: string;
+            s3: components["schemas"]["getBackupStorage.response.200.s3.0"] | null;
+            updated_at: string | null;
+        };
+        "listNotificationChannels.response.200.results": {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            updated_at?: string | null;
+            /** Format: uuid */
+            organization_id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "SLACK" | "DISCORD" | "EMAIL";
+            /** @description the host of the webhook URL (the URL itself is a secret) */
+            webhook_host: string | null;
+            recipients: string[];
+            events: ("BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE" | "DEPLOYMENT_FAILED" | "AGENT_RUN_FAILED")[];
+            enabled: boolean;
+            /** @description when a message last reached the channel */
+            last_sent_at: string | null;
+            /** @description why the last attempt to deliver a message failed (cleared by the next delivered one) */
+            last_error: string | null;
         };
     };
     responses: never;
@@ -6059,9 +6363,9 @@ export interface operations {
                         permissions: {
                             /** @description true when the role allows: read the organization and everything in it (no secret values) */
                             read: boolean;
-                            /** @description true when the role allows: create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations */
+                            /** @description true when the role allows: create, edit, delete and deploy services (applications, containers, databases, jobs, agentic workflows), their variables and secrets; deployment actions and cancellations; database backups, their policies and drills, restores into a new database */
                             write: boolean;
-                            /** @description true when the role allows: clusters, container registries, git tokens, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log */
+                            /** @description true when the role allows: clusters, container registries, git tokens, projects, environments, deployment rules, webhooks, LLM providers, MCP connectors, members, invitations, API tokens, organization settings, database master credentials, the audit log, backup storage, restores in place and backup downloads */
                             manage: boolean;
                             /** @description true when the role allows: delete the organization, transfer its ownership */
                             own: boolean;
@@ -29434,7 +29738,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
+                    events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "BACKUP_SUCCEEDED" | "BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -29459,7 +29763,7 @@ export interface operations {
                         target_url: string;
                         description: string | null;
                         enabled: boolean;
-                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED")[];
+                        events: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "BACKUP_SUCCEEDED" | "BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE")[];
                         project_names_filter: string[];
                         environment_types_filter: string[];
                         /** @description true when the signing secret was given as target_secret */
@@ -29648,7 +29952,7 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     enabled?: boolean;
-                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
+                    events?: ("DEPLOYMENT_STARTED" | "DEPLOYMENT_SUCCEEDED" | "DEPLOYMENT_FAILED" | "DEPLOYMENT_CANCELLED" | "WORKFLOW_RUN_STARTED" | "WORKFLOW_RUN_SUCCEEDED" | "WORKFLOW_RUN_FAILED" | "SERVICE_SCALED" | "CUSTOM_DOMAIN_STATUS_CHANGED" | "BACKUP_SUCCEEDED" | "BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE" | "DEPLOYMENT_SUCCESSFUL" | "DEPLOYMENT_FAILURE" | "DEPLOYMENT_CANCELED")[];
                     project_names_filter?: string[] | null;
                     environment_types_filter?: ("DEVELOPMENT" | "STAGING" | "PRODUCTION" | "PREVIEW")[] | null;
                 };
@@ -32534,6 +32838,1893 @@ export interface operations {
                 };
                 content: {
                     "application/json": string;
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDatabaseBackup: {
+        parameters: {
+            query?: {
+                startId?: string;
+            };
+            header?: never;
+            path: {
+                databaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        page: number;
+                        page_size: number;
+                        results: components["schemas"]["addBackupDatabase.response.201"][];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addBackupDatabase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "before-migration",
+                 *       "message": "taken before the v2 schema migration"
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    message?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["addBackupDatabase.response.201"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDatabaseBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["addBackupDatabase.response.201"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeDatabaseBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDatabaseBackupRestores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["restoreDatabaseBackup.response.202"][];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    restoreDatabaseBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mode": "NEW_DATABASE",
+                 *       "name": "orders-restored"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description NEW_DATABASE: into a new database service beside this one (the original is untouched); IN_PLACE: replaces this database's contents, after a SAFETY backup of it
+                     * @default NEW_DATABASE
+                     */
+                    mode?: "NEW_DATABASE" | "IN_PLACE";
+                    /** @description NEW_DATABASE: the new database's name (default <name>-restored-<date>) */
+                    name?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["restoreDatabaseBackup.response.202"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    drillDatabaseBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["addBackupDatabase.response.201"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    downloadDatabaseBackup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+                backupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the dump, streamed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDatabaseBackupPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["getDatabaseBackupPolicy.response.200.0"] | null;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editDatabaseBackupPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "schedule": "0 3 * * *",
+                 *       "keep_daily": 7,
+                 *       "keep_weekly": 4,
+                 *       "keep_monthly": 6,
+                 *       "drill_schedule": "0 4 * * 0"
+                 *     }
+                 */
+                "application/json": {
+                    /** @default true */
+                    enabled?: boolean;
+                    /** @description cron (UTC), at most hourly, e.g. "0 3 * * *" */
+                    schedule: string;
+                    /** @default 7 */
+                    keep_daily?: number;
+                    /** @default 4 */
+                    keep_weekly?: number;
+                    /** @default 6 */
+                    keep_monthly?: number;
+                    /**
+                     * @description cron (UTC) of the restore drill of the latest backup (weekly by default)
+                     * @default 0 4 * * 0
+                     */
+                    drill_schedule?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["getDatabaseBackupPolicy.response.200.0"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDatabaseBackupPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                databaseId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBackupStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["getBackupStorage.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editBackupStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "S3",
+                 *       "s3": {
+                 *         "endpoint": "https://s3.eu-west-1.example",
+                 *         "region": "eu-west-1",
+                 *         "bucket": "acme-backups",
+                 *         "prefix": "berth",
+                 *         "access_key_id": "AKIAEXAMPLE",
+                 *         "secret_access_key": "example-secret",
+                 *         "force_path_style": true
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    kind: "LOCAL" | "S3";
+                    s3?: {
+                        /** @description an S3-compatible server; none: AWS */
+                        endpoint?: string | null;
+                        /** @default us-east-1 */
+                        region?: string;
+                        bucket: string;
+                        /** @default  */
+                        prefix?: string;
+                        access_key_id: string;
+                        /** @description write-only; omitted: the stored one is kept */
+                        secret_access_key?: string;
+                        /** @default true */
+                        force_path_style?: boolean;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["getBackupStorage.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkBackupStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        ok: boolean;
+                        message: string | null;
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listNotificationChannels: {
+        parameters: {
+            query?: {
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        results: components["schemas"]["listNotificationChannels.response.200.results"][];
+                        pagination: components["schemas"]["listOrganization.response.200.pagination"];
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "on-call",
+                 *       "kind": "SLACK",
+                 *       "webhook_url": "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX",
+                 *       "events": [
+                 *         "BACKUP_FAILED",
+                 *         "BACKUP_DRILL_FAILED",
+                 *         "BACKUP_OVERDUE",
+                 *         "DEPLOYMENT_FAILED"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique in the organization (case-insensitive) */
+                    name: string;
+                    /**
+                     * @description SLACK and DISCORD: an incoming-webhook URL (Slack- or Discord-compatible); EMAIL: recipients, over the SMTP server of SMTP_URL
+                     * @enum {string}
+                     */
+                    kind: "SLACK" | "DISCORD" | "EMAIL";
+                    /** @description write-only: the incoming-webhook URL (SLACK, DISCORD); sealed at rest, never returned (webhook_host is) */
+                    webhook_url?: string;
+                    /** @description e-mail addresses (EMAIL) */
+                    recipients?: string[];
+                    /** @description the incident kinds this channel carries; all when omitted */
+                    events?: ("BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE" | "DEPLOYMENT_FAILED" | "AGENT_RUN_FAILED")[];
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listNotificationChannels.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listNotificationChannels.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    editNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "EMAIL",
+                 *       "recipients": [
+                 *         "ops@acme.example.com",
+                 *         "cto@acme.example.com"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description unique in the organization (case-insensitive) */
+                    name?: string;
+                    /**
+                     * @description SLACK and DISCORD: an incoming-webhook URL (Slack- or Discord-compatible); EMAIL: recipients, over the SMTP server of SMTP_URL
+                     * @enum {string}
+                     */
+                    kind?: "SLACK" | "DISCORD" | "EMAIL";
+                    /** @description write-only: the incoming-webhook URL (SLACK, DISCORD); sealed at rest, never returned (webhook_host is) */
+                    webhook_url?: string;
+                    /** @description e-mail addresses (EMAIL) */
+                    recipients?: string[];
+                    /** @description the incident kinds this channel carries; all when omitted */
+                    events?: ("BACKUP_FAILED" | "BACKUP_DRILL_FAILED" | "BACKUP_OVERDUE" | "DEPLOYMENT_FAILED" | "AGENT_RUN_FAILED")[];
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listNotificationChannels.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success, no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testNotificationChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                organizationId: string;
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /** @example {} */
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        channel_id: string;
+                        /** @enum {string} */
+                        kind: "SLACK" | "DISCORD" | "EMAIL";
+                        /** @description true when the receiver accepted the message (2xx, or the SMTP server queued it) */
+                        delivered: boolean;
+                        /** @description the webhook receiver's HTTP status (null for EMAIL or when none came) */
+                        status_code: number | null;
+                        reason: string | null;
+                        duration_ms: number;
+                    };
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error */

@@ -6,10 +6,11 @@ import type { Principal } from '../modules/access/principal.ts';
 import { roleAllows, type Role } from '../modules/access/roles.ts';
 import type { ToolDef } from './tool.ts';
 import { actTools } from './tools/act.ts';
+import { backupTools } from './tools/backups.ts';
 import { domainTools } from './tools/domains.ts';
 import { readTools } from './tools/read.ts';
 
-export const TOOLS: readonly ToolDef[] = [...readTools, ...actTools, ...domainTools];
+export const TOOLS: readonly ToolDef[] = [...readTools, ...actTools, ...domainTools, ...backupTools];
 
 /** the tools this caller is offered, given its highest role (access.highestRole); a call to another is refused */
 export function toolsFor(p: Principal, role: Role | null): ToolDef[] {

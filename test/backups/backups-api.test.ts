@@ -181,13 +181,21 @@ describe('database backups (API, simulated engine)', () => {
     const other = await seedOrganization(t);
     expectErrorBody(await api('GET', `/database/${dbId}/backup`, undefined, other.token), 403);
 
+    // a restore into this database under way: another in place waits (one from it into a new database does not count)
+    const good = (await api('GET', `/database/${dbId}/backup`)).body.results.find((b: { status: string }) => b.status === 'SUCCEEDED').id;
+    const [pending] = await t.ctx.db.query<{ id: string }>(`insert into backup_restores (organization_id, backup_id, database_id, mode, target_database_id)
+      values ($1, $2, $3, 'IN_PLACE', $3) returning id`, [org.id, good, dbId]);
+    assert.match(expectErrorBody(await api('POST', `/database/${dbId}/backup/${good}/restore`, { mode: 'IN_PLACE' }), 409).message, /already under way/);
+    await t.ctx.db.query("update backup_restores set status = 'FAILED', target_database_id = $2 where id = $1", [pending!.id, idle]);
     await t.ctx.db.query("update database_backups set status = 'FAILED', error = 'test' where id = $1", [first]);
     assert.match(expectErrorBody(await api('POST', `/database/${dbId}/backup/${first}/restore`, {}), 409).message, /only a SUCCEEDED backup/);
     expectErrorBody(await api('GET', `/database/${dbId}/backup/${first}/download`), 409);
   });
 
   test('policy: set, read (next slots), refused when invalid or too often, deleted', async () => {
-    expectErrorBody(await api('GET', `/database/${dbId}/backupPolicy`), 404);
+    const none = await api('GET', `/database/${dbId}/backupPolicy`);
+    assert.equal(none.status, 200);
+    assert.equal(none.raw, 'null', 'no policy: null');
     assert.match(expectErrorBody(await api('PUT', `/database/${dbId}/backupPolicy`, { schedule: 'every night' }), 400).message, /^schedule: /);
     assert.match(expectErrorBody(await api('PUT', `/database/${dbId}/backupPolicy`, { schedule: '*/5 * * * *' }), 400).message, /^schedule: /);
     expectErrorBody(await api('PUT', `/database/${dbId}/backupPolicy`, { schedule: '0 3 * * *', keep_daily: -1 }), 400);

@@ -1,6 +1,6 @@
 // One organization: its projects (the way down to environments and services), and tabs for its
-// members, API tokens, container registries, git (tokens and webhook), webhooks, LLM providers and
-// MCP connectors.
+// members, API tokens, container registries, git (tokens and webhook), webhooks, LLM providers,
+// MCP connectors, and backups & alerts (backup storage, notification channels: OrgBackups.tsx).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
@@ -12,10 +12,11 @@ import { Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
 import { Members, Tokens } from './OrgPeople.tsx';
 import { LlmProviders, McpConnectors, Registries, Webhooks } from './OrgIntegrations.tsx';
 import { GitTokens, GitWebhook } from './OrgGit.tsx';
+import { BackupStorage, NotificationChannels } from './OrgBackups.tsx';
 
 const TABS = [
   ['projects', 'Projects'], ['members', 'Members'], ['tokens', 'API tokens'], ['registries', 'Container registries'],
-  ['git', 'Git'], ['webhooks', 'Webhooks'], ['llm', 'LLM providers'], ['mcp', 'MCP connectors'],
+  ['git', 'Git'], ['webhooks', 'Webhooks'], ['llm', 'LLM providers'], ['mcp', 'MCP connectors'], ['backups', 'Backups & alerts'],
 ] as const;
 
 export function useOrganization(orgId: string | undefined) {
@@ -50,6 +51,8 @@ export function OrganizationPage(p: PageProps & { orgId: string; tab: string }) 
       {p.tab === 'webhooks' && <Webhooks orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'llm' && <LlmProviders orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'mcp' && <McpConnectors orgId={p.orgId} canManage={caps.canManage} />}
+      {p.tab === 'backups' && <BackupStorage orgId={p.orgId} canManage={caps.canManage} />}
+      {p.tab === 'backups' && <NotificationChannels orgId={p.orgId} canManage={caps.canManage} />}
     </Frame>
   );
 }

@@ -1,6 +1,6 @@
 // One service (application, container, database or job): live status and public link, the
 // actions (deploy, redeploy, restart; stop and delete after a confirmation), its settings form,
-// its deployments with the latest one's log live, its custom domains (Domains.tsx), its variables and secrets, and a link to its
+// its deployments with the latest one's log live, its custom domains (Domains.tsx), a database's backups (Backups.tsx), its variables and secrets, and a link to its
 // advanced settings (pages/AdvancedSettings.tsx).
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -14,6 +14,7 @@ import { EDIT_FIELDS, LABEL, type ServiceKind } from '../specs.ts';
 import { ConfirmButton, ErrorNote, Frame, Loading, Status, When } from '../ui.tsx';
 import { Variables } from '../Variables.tsx';
 import { Domains } from '../Domains.tsx';
+import { BackupBanner, Backups } from '../Backups.tsx';
 import { DeploymentLog } from './Deployment.tsx';
 import { RuntimeLog } from './RuntimeLog.tsx';
 import { useEnvironment, useEnvironmentCrumbs, useLiveStatuses } from './Environment.tsx';
@@ -72,6 +73,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
         <span className="row">Status: <Status value={state} /></span>
       </div>
       <ErrorNote error={service.error} />
+      {p.kind === 'database' && <BackupBanner databaseId={p.id} />}
       {service.data?.description && <p className="muted">{service.data.description}</p>}
       {links.data && <LinkList links={links.data.links} reason={links.data.reason} />}
       {p.kind !== 'database' && (
@@ -131,6 +133,7 @@ export function ServicePage(p: PageProps & { kind: ServiceKind; id: string }) {
           </table>
         )}
       </section>
+      {p.kind === 'database' && service.data && <Backups databaseId={p.id} databaseName={service.data.name} canWrite={caps.canWrite} canManage={caps.canManage} />}
       {(p.kind === 'application' || p.kind === 'container') && <Domains kind={p.kind} id={p.id} canWrite={caps.canWrite} />}
       <RuntimeLog kind={p.kind} id={p.id} />
       {p.kind !== 'database' && <Variables scope={p.kind} parentId={p.id} canWrite={caps.canWrite} />}

@@ -19,6 +19,8 @@ export const EXIT = {
   DEPLOYMENT_CANCELED: 7,
   /** run --wait, runs RUN -f: the workflow run FAILED (the same code as a failed deployment) */
   RUN_FAILED: 6,
+  /** db backup|restore --wait: the backup or restore FAILED (the same code as a failed deployment) */
+  BACKUP_FAILED: 6,
   /** run --wait, runs RUN -f: the workflow run was CANCELED */
   RUN_CANCELED: 7,
   /** Ctrl-C while following a run (the run goes on); 128 + SIGINT, as shells report it */
@@ -33,7 +35,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   4  not found or not allowed (404/403), or a name that matches nothing
   5  the server cannot be reached
   6  --wait: the deployment ended in an error status (BUILD_ERROR, DEPLOYMENT_ERROR, …),
-     or the workflow run FAILED (run --wait, runs WORKFLOW RUN -f)
+     or the workflow run FAILED (run --wait, runs WORKFLOW RUN -f),
+     or the database backup or restore FAILED (db backup|restore --wait)
   7  --wait: the deployment or the workflow run was cancelled
   130  Ctrl-C while following a workflow run (the run goes on)`;
 

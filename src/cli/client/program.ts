@@ -50,7 +50,7 @@ function buildProgram(): Command {
     .addHelpText('after', `\n${OPERATOR_HELP}\n\n${EXIT_CODES_HELP}\n` + examples([
       'berth login https://berth.example.com', 'berth context set --project shop --environment production',
       'berth status', 'berth deploy web --wait', 'berth logs web -f',
-      `berth run triage --payload '{"alert":"disk full"}' --wait`, 'berth runs triage',
+      `berth run triage --payload '{"alert":"disk full"}' --wait`, 'berth runs triage', 'berth db backup orders --wait',
     ]));
 
   program.command('login').argument('[url]', 'the berth to log in to', 'http://localhost:8080')
@@ -77,7 +77,7 @@ function buildProgram(): Command {
     .addHelpText('after', examples(['berth context set --project shop --environment production', 'berth context set --server staging']))
     .action(run(async () => (await import('./commands/context.ts')).setContext));
 
-  withTarget(program.command('status').description("the environment's services (state, version, last deployment) and agentic workflows (last run)")).addOption(json)
+  withTarget(program.command('status').description("the environment's services (state, version, last deployment), agentic workflows (last run) and databases whose backups need attention")).addOption(json)
     .addHelpText('after', examples(['berth status', 'berth status --environment staging --json']))
     .action(run(async () => (await import('./commands/services.ts')).status));
 
@@ -199,6 +199,37 @@ function buildProgram(): Command {
     .description('ask DNS now where each custom domain points, and what to change when it is not berth')).addOption(json)
     .addHelpText('after', examples(['berth domains check web', 'berth domains check web --json']))
     .action(run(async () => (await import('./commands/domains.ts')).check));
+
+  const db = program.command('db').description('database backups: take one now, list them, restore one (into a new database, or in place)')
+    .addHelpText('after', `
+A backup is a native dump taken inside the database's container (pg_dump, mysqldump, mongodump,
+Redis' RDB), compressed, encrypted and kept in the organization's backup storage; it counts once
+a restore drill has restored it (VERIFIED). Restores go into a new database beside the original
+by default; --in-place replaces the database's contents after a safety backup (ADMIN role).
+` + examples(['berth db backup orders --name before-migration --wait', 'berth db backups orders', 'berth db restore orders 3f2a6c1e --wait',
+      'berth db restore orders before-migration --name orders-copy', 'berth db restore orders 3f2a6c1e --in-place --yes --wait']));
+  withTarget(db.command('backup').argument('<database>', 'database name or id')
+    .description('take a backup of the database now; --wait until it is SUCCEEDED (size, checksum) or FAILED'))
+    .option('--name <name>', 'the backup\'s name (default: manual-<date>-<time>)')
+    .option('--message <text>', 'a note kept with it')
+    .option('-w, --wait', 'wait for the backup to finish; exit 0 SUCCEEDED, 6 FAILED')
+    .addOption(json)
+    .addHelpText('after', examples(['berth db backup orders', 'berth db backup orders --name before-migration --message "v2 schema" --wait']))
+    .action(run(async () => (await import('./commands/backups.ts')).backup));
+  withTarget(db.command('backups').argument('<database>', 'database name or id')
+    .description("the database's backups, newest first: status, trigger, size, checksum, storage, when a drill last verified it, the error")).addOption(json)
+    .addHelpText('after', examples(['berth db backups orders', 'berth db backups orders --json | jq \'.[] | select(.status == "FAILED")\'']))
+    .action(run(async () => (await import('./commands/backups.ts')).backups));
+  withTarget(db.command('restore').argument('<database>', 'database name or id').argument('<backup>', 'the backup: its id, its first characters, or its name')
+    .description('restore a backup into a new database beside this one (default), or --in-place after a safety backup'))
+    .option('--in-place', "replace the database's contents (a SAFETY backup is taken first; needs the ADMIN role and --yes)")
+    .option('-y, --yes', 'confirm --in-place')
+    .option('--name <name>', 'the new database\'s name (default: <database>-restored-<date>)')
+    .option('-w, --wait', 'wait for the restore to finish; exit 0 SUCCEEDED, 6 FAILED')
+    .addOption(json)
+    .addHelpText('after', examples(['berth db restore orders 3f2a6c1e --wait', 'berth db restore orders before-migration --name orders-copy',
+      'berth db restore orders 3f2a6c1e --in-place --yes --wait']))
+    .action(run(async () => (await import('./commands/backups.ts')).restore));
 
   return program;
 }

@@ -179,8 +179,8 @@ export async function setRestore(db: Queryable, id: string, v: { status: BackupS
   [id, v.status, v.error ?? null, v.safetyBackupId ?? null]);
 }
 
-/** restores that are not finished: a database being restored into takes no other restore */
+/** a restore into this database that has not finished (a restore from it into a new database does not count: it only reads) */
 export async function activeRestore(db: Queryable, databaseId: string): Promise<RestoreRow | null> {
-  return (await db.query<RestoreRow>(`select * from backup_restores where (database_id = $1 or target_database_id = $1) and status in ('QUEUED', 'RUNNING') limit 1`,
+  return (await db.query<RestoreRow>(`select * from backup_restores where target_database_id = $1 and status in ('QUEUED', 'RUNNING') limit 1`,
     [databaseId]))[0] ?? null;
 }

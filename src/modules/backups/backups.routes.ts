@@ -53,7 +53,7 @@ export function backupRoutes(app: App, ctx: AppContext): void {
   });
 
   app.get('/database/:databaseId/backupPolicy', {
-    schema: { tags, operationId: 'getDatabaseBackupPolicy', params: DbParams, response: { 200: BackupPolicy } },
+    schema: { tags, operationId: 'getDatabaseBackupPolicy', summary: 'The database\'s backup policy, or null when none is set', params: DbParams, response: { 200: Type.Union([BackupPolicy, Type.Null()]) } },
   }, async (req) => svc.policy(req.principal, req.params.databaseId));
   app.put('/database/:databaseId/backupPolicy', {
     schema: { tags, operationId: 'editDatabaseBackupPolicy', summary: 'Set the schedule, retention (daily, weekly, monthly) and drill schedule', params: DbParams, body: BackupPolicyRequest, response: { 200: BackupPolicy } },

@@ -31,7 +31,8 @@ export interface BackupsService {
   restores(p: Principal, databaseId: string, backupId: string): Promise<{ results: Restore[] }>;
   drill(p: Principal, databaseId: string, backupId: string): Promise<Backup>;
   download(p: Principal, databaseId: string, backupId: string): Promise<{ stream: Readable; filename: string }>;
-  policy(p: Principal, databaseId: string): Promise<BackupPolicy>;
+  /** null: none set (backups only when asked) */
+  policy(p: Principal, databaseId: string): Promise<BackupPolicy | null>;
   setPolicy(p: Principal, databaseId: string, body: BackupPolicyRequest): Promise<BackupPolicy>;
   removePolicy(p: Principal, databaseId: string): Promise<void>;
   /** for the scheduler: a backup of a database taken by berth itself, queued (a task takes it) */
@@ -198,7 +199,7 @@ export function createBackupsService(deps: BackupsDeps): BackupsService {
     async policy(p, databaseId) {
       await database(p, databaseId, 'read');
       const policy = await repo.findPolicy(db, databaseId);
-      if (!policy) throw notFound('Backup policy');
+      if (!policy) return null;
       return presentPolicy(policy, (await repo.backupFacts(db, [databaseId]))[0]);
     },
 

@@ -1,11 +1,13 @@
 // berth status / services / open: the services of the chosen environment with their state and
 // last deployment, its agentic workflows with their last run (workflows.ts), its preview
-// environments or what it previews (previews.ts); every service listed; a service's public URL.
+// environments or what it previews (previews.ts), a line per database whose backups need attention
+// (backups.ts); every service listed; a service's public URL.
 import { apiError, authorization, ok, unreachable, type Api } from '../api.ts';
 import { CliError, EXIT } from '../exit-codes.ts';
 import { ago, color, printJson, printTable, state, typeName } from '../output.ts';
 import * as resolve from '../resolve.ts';
 import { openSession, type GlobalOptions } from '../session.ts';
+import { backupAlerts, printBackupAlerts } from './backups.ts';
 import { previewFacts, previewOfLine, printPreviews } from './previews.ts';
 import { printWorkflows, workflowFacts } from './workflows.ts';
 
@@ -25,7 +27,8 @@ export async function status(opts: TargetOptions): Promise<void> {
   const list = await ok(s.api.GET('/environment/{environmentId}/services', { params: { path: { environmentId: t.environment.id } } }));
   // agentic workflows are not deployed by hand: they are shown with their last run instead
   const deployable = list.results.filter((svc) => svc.service_type !== resolve.WORKFLOW);
-  const [rows, workflows, previews] = await Promise.all([
+  const databases = list.results.filter((svc) => svc.service_type === 'DATABASE');
+  const [rows, workflows, previews, alerts] = await Promise.all([
     Promise.all(deployable.map(async (svc) => ({
       id: svc.id, name: svc.name, type: svc.service_type, state: svc.state,
       deployment_status: svc.service_deployment_status, last_deployment_date: svc.last_deployment_date,
@@ -33,11 +36,13 @@ export async function status(opts: TargetOptions): Promise<void> {
     }))),
     workflowFacts(s.api, list.results.filter((svc) => svc.service_type === resolve.WORKFLOW).map(resolve.serviceRef)),
     previewFacts(s.api, t.environment.id),
+    // two list calls per database: its backups and its policy
+    backupAlerts(s.api, databases),
   ]);
   if (opts.json) {
     return printJson({
       organization: t.organization, project: t.project, environment: { ...t.environment, mode: previews.mode }, services: rows, workflows,
-      preview_of: previews.preview_of, previews: previews.previews,
+      preview_of: previews.preview_of, previews: previews.previews, backup_alerts: alerts,
     });
   }
   process.stdout.write(`${color.dim('environment')} ${color.bold(t.environment.name)} ${color.dim(`(project ${t.project.name}, organization ${t.organization.name})`)}\n`);
@@ -51,6 +56,7 @@ export async function status(opts: TargetOptions): Promise<void> {
   }
   printWorkflows(workflows);
   printPreviews(previews);
+  printBackupAlerts(alerts);
 }
 
 export async function services(opts: TargetOptions): Promise<void> {
