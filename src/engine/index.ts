@@ -24,7 +24,7 @@
 export { EngineFailure } from './engine.ts';
 export type { BuildResult, DatabaseBackups, DomainIngress, DriverService, EngineDriver, EngineNode, LogSink } from './engine.ts';
 export { selectEngine } from './select.ts';
-export { createSimulatedDriver } from './simulated.ts';
+export { createSimulatedDriver, type SimulatedDriver, type SimulatedSettings } from './simulated.ts';
 export { serviceSettings } from './settings.ts';
 
 // what a real driver runs

@@ -1,5 +1,6 @@
-// The `simulated` engine driver (tests, Docker-less hosts): walks the real state machine with short,
-// configurable step times and writes believable build, deploy and runtime log lines. Failure
+// The `simulated` engine driver (tests, Docker-less hosts): walks the real state machine with short
+// step times, each driver its own (`createSimulatedDriver({ stepMs })`, `driver.configure(…)`), and
+// writes believable build, deploy and runtime log lines. Failure
 // marker: a service whose name or spec contains `fail-build` fails its build (BUILD_ERROR), one
 // containing `fail-deploy` fails its deployment (DEPLOYMENT_ERROR); so does a variable
 // BERTH_SIMULATE_FAILURE=build|deploy on the service. See README "Simulated engine".
@@ -7,14 +8,18 @@ import type { DriverService, EngineDriver, LogSink, RuntimeStatus } from './engi
 import { EngineFailure } from './engine.ts';
 import { simulatedBackups } from './simulated-backups.ts';
 
-export const simulatedEngineSettings = {
+export interface SimulatedSettings {
   /** duration of each simulated step (tests use ~50 ms) */
-  stepMs: 400,
-};
+  stepMs: number;
+}
 
-/** tests and the bench shorten the steps */
-export function configureSimulatedEngine(settings: Partial<typeof simulatedEngineSettings>): void {
-  Object.assign(simulatedEngineSettings, settings);
+/** the simulated driver: an engine driver whose settings are its own, changed through `configure` */
+export interface SimulatedDriver extends EngineDriver {
+  readonly name: 'simulated';
+  /** this driver's current settings */
+  readonly settings: Readonly<SimulatedSettings>;
+  /** tests change the step time mid-flow (a slower step to catch a deployment running, and back) */
+  configure(settings: Partial<SimulatedSettings>): void;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -66,10 +71,14 @@ function imageOf(service: DriverService): string {
 /** every line the simulated engine writes says so */
 const SIMULATED_PREFIX = '[simulated] ';
 
-export function createSimulatedDriver(): EngineDriver {
-  const step = (signal: AbortSignal) => sleep(simulatedEngineSettings.stepMs, signal);
+/** `initial`: this driver's step time (400 ms by default; tests shorten it) */
+export function createSimulatedDriver(initial: Partial<SimulatedSettings> = {}): SimulatedDriver {
+  const settings: SimulatedSettings = { stepMs: 400, ...initial };
+  const step = (signal: AbortSignal) => sleep(settings.stepMs, signal);
   return {
     name: 'simulated',
+    get settings() { return { ...settings }; },
+    configure(changes) { Object.assign(settings, changes); },
     real: false,
     publicUrlsUnavailable: 'the simulated engine runs nothing; they answer once a real engine (docker) serves the service',
     needsBuild(service) {

@@ -8,7 +8,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { cleanupRunCopy } from '../../src/workers/workflow-schedule.ts';
 import { eventually } from '../support/harness.ts';
 import { berth, BERTH, cliEnv, seedShop, startCliServer, type CliServer } from './support.ts';
@@ -130,7 +129,7 @@ describe('berth run / runs / cancel', () => {
   });
 
   test('cancel stops a run that run --wait follows (exit 7); an ended run cannot be cancelled', async () => {
-    configureSimulatedEngine({ stepMs: 3000 });
+    s.t.engine.configure({ stepMs: 3000 });
     const child = spawn(process.execPath, [BERTH, 'run', 'triage', '--wait'], { env: cliEnv(dir), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -153,7 +152,7 @@ describe('berth run / runs / cancel', () => {
       assert.equal(none.code, 1, 'no run in progress');
     } finally {
       child.kill('SIGKILL');
-      configureSimulatedEngine({ stepMs: 40 });
+      s.t.engine.configure({ stepMs: 40 });
     }
   });
 

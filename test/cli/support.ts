@@ -7,7 +7,6 @@ import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedOrganization, startTestApp, type SeededOrganization, type TestApp } from '../support/harness.ts';
 
@@ -27,8 +26,7 @@ export interface CliServer {
 }
 
 export async function startCliServer(options: { env?: Record<string, string> } = {}): Promise<CliServer> {
-  configureSimulatedEngine({ stepMs: 40 });
-  const t = await startTestApp({ ...(options.env ? { env: options.env } : {}) });
+  const t = await startTestApp({ ...(options.env ? { env: options.env } : {}), simulated: { stepMs: 40 } });
   await startDeploymentWorkers(t.ctx);
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

@@ -9,7 +9,6 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { eventually } from '../support/harness.ts';
 import { berth, BERTH, seedShop, startCliServer, type CliServer } from './support.ts';
 
@@ -60,7 +59,7 @@ describe('berth in a terminal (tmux)', { skip: hasTmux ? false : 'tmux is not in
     const shop = await seedShop(s, { project: `tty-${Date.now()}`, environment: 'dev' }, ['api']);
     assert.ok(shop.ids.api);
     assert.equal((await berth(dir, ['context', 'set', '--project', shop.projectId, '--environment', 'dev'])).code, 0);
-    configureSimulatedEngine({ stepMs: 300 });
+    s.t.engine.configure({ stepMs: 300 });
     try {
       await terminal('deploy', ['deploy', 'api', '--wait']);
       const midway = await eventually(async () => {
@@ -77,7 +76,7 @@ describe('berth in a terminal (tmux)', { skip: hasTmux ? false : 'tmux is not in
       assert.match(done, /build {2}\[simulated\] Cloning/);
       assert.match(done, /EXIT=0/);
     } finally {
-      configureSimulatedEngine({ stepMs: 40 });
+      s.t.engine.configure({ stepMs: 40 });
     }
   });
 
@@ -86,7 +85,7 @@ describe('berth in a terminal (tmux)', { skip: hasTmux ? false : 'tmux is not in
     const created = await s.t.request('POST', `/environment/${shop.environmentId}/agenticWorkflow`, { token: s.org.token, body: { name: 'triage' } });
     assert.equal(created.status, 201, created.raw);
     assert.equal((await berth(dir, ['context', 'set', '--project', shop.projectId, '--environment', 'dev'])).code, 0);
-    configureSimulatedEngine({ stepMs: 2000 });
+    s.t.engine.configure({ stepMs: 2000 });
     try {
       await terminal('run', ['run', 'triage', '--payload', '{"alert":"disk full"}', '--wait']);
       const midway = await eventually(async () => {
@@ -110,7 +109,7 @@ describe('berth in a terminal (tmux)', { skip: hasTmux ? false : 'tmux is not in
       }, 20_000, 100);
       assert.equal(run.status, 'SUCCEEDED');
     } finally {
-      configureSimulatedEngine({ stepMs: 40 });
+      s.t.engine.configure({ stepMs: 40 });
     }
   });
 });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
+import type { SimulatedSettings } from '../../src/engine/index.ts';
 import { startTestApp, type TestApp } from '../support/harness.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -39,9 +40,9 @@ export function ensureConsoleBuilt(): void {
 
 export interface LiveBerth { t: TestApp; base: string; close(): Promise<void> }
 
-/** a real berth on 127.0.0.1 (random port) with the deployment workers running */
-export async function startListeningBerth(env: Record<string, string> = {}, options: { webhooks?: boolean } = {}): Promise<LiveBerth> {
-  const t = await startTestApp({ env, config: options.webhooks ? { webhookAllowPrivateTargets: true } : {} });
+/** a real berth on 127.0.0.1 (random port) with the deployment workers running; `simulated`: its engine's settings */
+export async function startListeningBerth(env: Record<string, string> = {}, options: { webhooks?: boolean; simulated?: Partial<SimulatedSettings> } = {}): Promise<LiveBerth> {
+  const t = await startTestApp({ env, config: options.webhooks ? { webhookAllowPrivateTargets: true } : {}, simulated: options.simulated });
   await startDeploymentWorkers(t.ctx);
   if (options.webhooks) await startWebhookWorkers(t.ctx);
   await t.app.listen({ port: 0, host: '127.0.0.1' });

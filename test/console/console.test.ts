@@ -7,7 +7,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
 
@@ -25,21 +24,18 @@ describe('the web console in Chromium', { skip: skip ?? false }, () => {
   let page: Page;
   let org: SeededOrganization;
   let viewerToken: string;
-  const stepMs = simulatedEngineSettings.stepMs;
   const names = { project: 'shop', environment: 'staging', app: 'storefront' };
   let serviceUrl = '';
 
   before(async () => {
     ensureConsoleBuilt();
-    configureSimulatedEngine({ stepMs: 300 });
-    berth = await startListeningBerth();
+    berth = await startListeningBerth({}, { simulated: { stepMs: 300 } });
     org = await seedOrganization(berth.t, `acme-${Math.random().toString(36).slice(2, 8)}`);
     viewerToken = await org.tokenFor('VIEWER');
     chrome = await launchChromium();
     page = await chrome.context.newPage();
   });
   after(async () => {
-    configureSimulatedEngine({ stepMs });
     await chrome?.close();
     await berth?.close();
   });

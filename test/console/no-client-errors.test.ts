@@ -8,7 +8,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page, Request } from 'playwright-core';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { eventually, seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
 import { TRIAGE_RUN, recordRun } from './recorded-run.ts';
@@ -23,7 +22,6 @@ describe('the console causes no error answer on its own pages', { skip: skip ?? 
   let chrome: Chrome;
   let page: Page;
   let org: SeededOrganization;
-  const stepMs = simulatedEngineSettings.stepMs;
   const ids: Record<string, string> = {};
   /** every answer berth gave the page since the current visit began */
   const answers: Answer[] = [];
@@ -70,8 +68,7 @@ describe('the console causes no error answer on its own pages', { skip: skip ?? 
 
   before(async () => {
     ensureConsoleBuilt();
-    configureSimulatedEngine({ stepMs: 50 });
-    berth = await startListeningBerth();
+    berth = await startListeningBerth({}, { simulated: { stepMs: 50 } });
     org = await seedOrganization(berth.t, `hooli-${Math.random().toString(36).slice(2, 8)}`);
     const o = `/organization/${org.id}`;
     ids.project = (await call('POST', `${o}/project`, { name: 'storefront', description: 'the shop' })).id;
@@ -117,7 +114,6 @@ describe('the console causes no error answer on its own pages', { skip: skip ?? 
     page.on('pageerror', (err) => problems.push(`uncaught in the page: ${err.message}`));
   });
   after(async () => {
-    configureSimulatedEngine({ stepMs });
     await chrome?.close();
     await berth?.close();
   });

@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { startWorkflowOutputWorkers } from '../../src/workers/handlers.ts';
 import { eventually, seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
@@ -35,7 +34,6 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
   let received = 0;
   let workflowId = '';
   let manualRunId = '';
-  const stepMs = simulatedEngineSettings.stepMs;
 
   const api = async (method: string, path: string, body?: unknown, token = org.token) => berth.t.request(method, path, { token, ...(body !== undefined ? { body } : {}) });
   const createWorkflow = async (environment: SeededEnvironment, name: string, extra: Record<string, unknown> = {}) => {
@@ -50,13 +48,12 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
 
   before(async () => {
     ensureConsoleBuilt();
-    configureSimulatedEngine({ stepMs: 150 });
     receiver = createServer((req, res) => {
       req.resume();
       req.on('end', () => { received += 1; res.end('ok'); });
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    berth = await startListeningBerth({}, { webhooks: true });
+    berth = await startListeningBerth({}, { webhooks: true, simulated: { stepMs: 150 } });
     // the queue must know the delivery task before a run enqueues one inside a transaction (PGlite)
     await startWorkflowOutputWorkers(berth.t.ctx);
     org = await seedOrganization(berth.t, `initech-${Math.random().toString(36).slice(2, 8)}`);
@@ -70,7 +67,6 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
     await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
   });
   after(async () => {
-    configureSimulatedEngine({ stepMs });
     await chrome?.close();
     await berth?.close();
     await new Promise((r) => receiver?.close(r));
@@ -203,7 +199,7 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
 
   test('cancel: a queued run and a running one, each after a confirmation; a viewer sees no Cancel', async () => {
     // slow steps: the first run holds the environment while it runs, so the second waits QUEUED
-    configureSimulatedEngine({ stepMs: 15_000 });
+    berth.t.engine.configure({ stepMs: 15_000 });
     const own = await seedEnvironment(berth.t, org);
     const wf = await createWorkflow(own, 'slow-agent');
     try {
@@ -247,7 +243,7 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
       }, 20_000);
       assert.equal(dep.status, 'CANCELED', 'its deployment was canceled too');
     } finally {
-      configureSimulatedEngine({ stepMs: 150 });
+      berth.t.engine.configure({ stepMs: 150 });
     }
   });
 

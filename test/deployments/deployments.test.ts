@@ -3,7 +3,6 @@
 // failures by marker, cancel, environment actions, histories, logs, and who may act.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
@@ -16,8 +15,7 @@ describe('deployments', () => {
   let t: TestApp;
   let org: SeededOrganization;
   before(async () => {
-    configureSimulatedEngine({ stepMs: 50 });
-    t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, simulated: { stepMs: 50 } });
     await startDeploymentWorkers(t.ctx);
     await startWebhookWorkers(t.ctx);
     org = await seedOrganization(t);
@@ -139,7 +137,7 @@ describe('deployments', () => {
   });
 
   test('a running deployment is canceled by the environment cancelDeployment; nothing left is 409', async () => {
-    configureSimulatedEngine({ stepMs: 300 });
+    t.engine.configure({ stepMs: 300 });
     try {
       const env = await seedEnvironment(t, org);
       const a = await seedService(t, env, 'APPLICATION', GIT_APP);
@@ -150,7 +148,7 @@ describe('deployments', () => {
       assert.equal((await settled(r.body.id)).status, 'CANCELED');
       expectErrorBody(await t.request('POST', `/environment/${env.id}/cancelDeployment`, { token: org.token, body: {} }), 409);
     } finally {
-      configureSimulatedEngine({ stepMs: 50 });
+      t.engine.configure({ stepMs: 50 });
     }
   });
 

@@ -1,7 +1,6 @@
 // Deleting an environment asks the engine to uninstall what was deployed there (and only that).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startEngineUninstallWorker } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
@@ -9,15 +8,12 @@ import { eventually, seedOrganization, startTestApp, type TestApp } from '../sup
 
 describe('engine uninstall when an environment is deleted', () => {
   let t: TestApp;
-  const stepMs = simulatedEngineSettings.stepMs;
   before(async () => {
-    configureSimulatedEngine({ stepMs: 30 });
-    t = await startTestApp();
+    t = await startTestApp({ simulated: { stepMs: 30 } });
     await startDeploymentWorkers(t.ctx);
     await startEngineUninstallWorker(t.ctx);
   });
   after(async () => {
-    configureSimulatedEngine({ stepMs });
     await t.close();
   });
 

@@ -6,7 +6,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import * as repo from '../../src/modules/deployments/deployments.repo.ts';
 import { runDeployment, sweepAbandonedDeployments } from '../../src/workers/deployments.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
@@ -18,8 +17,7 @@ describe('deployment recovery after a worker dies', () => {
   let t: TestApp;
   let org: SeededOrganization;
   before(async () => {
-    configureSimulatedEngine({ stepMs: 50 });
-    t = await startTestApp();
+    t = await startTestApp({ simulated: { stepMs: 50 } });
     await startDeploymentWorkers(t.ctx);
     org = await seedOrganization(t);
   });
@@ -87,7 +85,7 @@ describe('deployment recovery after a worker dies', () => {
       action: 'DEPLOY', gitCommitId: null, imageTag: null, origin: 'API', triggeredBy: null, metadata: {}, previousState: 'STOPPED',
     }));
     t.ctx.services.deploymentRunner.configure({ staleSeconds: 2 });
-    configureSimulatedEngine({ stepMs: 3500 });
+    t.engine.configure({ stepMs: 3500 });
     try {
       const running = runDeployment(t.ctx, id, { id: 'live-task' });
       await eventually(async () => (await status(id)).status === 'DEPLOYING', 5000, 20);
@@ -104,7 +102,7 @@ describe('deployment recovery after a worker dies', () => {
       assert.equal((await status(id)).status, 'DEPLOYED');
     } finally {
       t.ctx.services.deploymentRunner.configure({ staleSeconds: 60 });
-      configureSimulatedEngine({ stepMs: 50 });
+      t.engine.configure({ stepMs: 50 });
     }
   });
 

@@ -5,7 +5,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import net, { type AddressInfo } from 'node:net';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { insertLog } from '../../src/modules/deployments/deployments.repo.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService, type SeededEnvironment } from '../support/factories.ts';
@@ -19,8 +18,7 @@ describe('live streams', () => {
   let env: SeededEnvironment;
   let base = '';
   before(async () => {
-    configureSimulatedEngine({ stepMs: 40 });
-    t = await startTestApp();
+    t = await startTestApp({ simulated: { stepMs: 40 } });
     await startDeploymentWorkers(t.ctx);
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createContext, type AppContext } from '../../src/context.ts';
+import { createSimulatedDriver, type SimulatedDriver, type SimulatedSettings } from '../../src/engine/index.ts';
 import type { Tuning } from '../../src/services.ts';
 import { ensureOrganization } from '../../src/bootstrap.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -38,6 +39,8 @@ export interface TestApp {
   app: App;
   ctx: AppContext;
   config: Config;
+  /** this app's engine (ctx.engine): the simulated driver, whose step time a test may change mid-flow */
+  engine: SimulatedDriver;
   request(method: string, url: string, options?: RequestOptions): Promise<Reply>;
   close(): Promise<void>;
 }
@@ -64,20 +67,27 @@ export function testConfig(overrides: Partial<Config> = {}, env: Record<string, 
   return Object.freeze({ ...base, ...overrides });
 }
 
-/** `tuning`: shorter periods for this app's services (webhook retries, deployment workers, streams) */
-export async function startTestApp(options: { config?: Partial<Config>; env?: Record<string, string>; tuning?: Tuning } = {}): Promise<TestApp> {
+/**
+ * `tuning`: shorter periods for this app's services (webhook retries, deployment workers, streams);
+ * `simulated`: its engine's settings (the simulated driver's step time, 400 ms by default).
+ * The apps of a test process share one queue, which runs a task kind with the context of the app
+ * that subscribed it last: a test that changes its engine's settings subscribes the workers of
+ * its own app (decision 0715).
+ */
+export async function startTestApp(options: { config?: Partial<Config>; env?: Record<string, string>; tuning?: Tuning; simulated?: Partial<SimulatedSettings> } = {}): Promise<TestApp> {
   const { db } = await testDatabase();
   const config = testConfig(options.config, options.env);
   const logger = pino({ level: config.logLevel });
+  const engine = createSimulatedDriver(options.simulated);
   const ctx = createContext({
-    version: VERSION, config, db, logger, queue: await testQueue(),
+    version: VERSION, config, db, logger, queue: await testQueue(), engine,
     sealer: createSealer(Buffer.from(config.encryptionKey!, 'base64')),
     rateLimiter: await createRateLimiter({ limit: config.rateLimitPerHour, redisUrl: config.redisUrl, logger }),
   }, options.tuning);
   const app = await buildApp(ctx);
   await app.ready();
   return {
-    app, ctx, config,
+    app, ctx, config, engine,
     async request(method, url, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       if (opts.token) headers.authorization = `Token ${opts.token}`;

@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { postJson } from '../../src/modules/webhooks/webhooks.http.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
@@ -26,7 +25,6 @@ describe('organization webhooks', () => {
   const script = new Map<string, number[]>();
 
   before(async () => {
-    configureSimulatedEngine({ stepMs: 50 });
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => { body += c; });
@@ -39,7 +37,7 @@ describe('organization webhooks', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 200 } } });
+    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 200 } }, simulated: { stepMs: 50 } });
     await startDeploymentWorkers(t.ctx);
     await startWebhookWorkers(t.ctx);
     org = await seedOrganization(t);

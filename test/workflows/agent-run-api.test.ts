@@ -13,7 +13,6 @@ import type { AddressInfo } from 'node:net';
 import { agentArgs, mcpConfigFile } from '../../src/engine/agent/container-config.ts';
 import { allowedHosts } from '../../src/engine/agent/egress.ts';
 import type { AgentRunSpec } from '../../src/engine/agent/spec.ts';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { prepareAgentRun, type AgentRunDeps, type PreparedRun } from '../../src/modules/workflows/agent-run.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
@@ -33,7 +32,6 @@ describe('agent runs through the API (simulated engine)', () => {
   let server: Server;
   let base: string;
   const received: Array<{ path: string; body: string }> = [];
-  const stepMs = simulatedEngineSettings.stepMs;
 
   const create = async (body: Record<string, unknown> = {}, environmentId = env.id) => {
     const r = await t.request('POST', `/environment/${environmentId}/agenticWorkflow`, { token: org.token, body: { name: `wf-${randomUUID().slice(0, 8)}`, ...body } });
@@ -66,13 +64,12 @@ describe('agent runs through the API (simulated engine)', () => {
     return p.problem;
   };
   const withSteps = async <T>(ms: number, fn: () => Promise<T>): Promise<T> => {
-    const before = simulatedEngineSettings.stepMs;
-    configureSimulatedEngine({ stepMs: ms });
-    try { return await fn(); } finally { configureSimulatedEngine({ stepMs: before }); }
+    const before = t.engine.settings.stepMs;
+    t.engine.configure({ stepMs: ms });
+    try { return await fn(); } finally { t.engine.configure({ stepMs: before }); }
   };
 
   before(async () => {
-    configureSimulatedEngine({ stepMs: 30 });
     server = createServer((req, res) => {
       let body = '';
       req.on('data', (c) => { body += c; });
@@ -83,7 +80,7 @@ describe('agent runs through the API (simulated engine)', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, simulated: { stepMs: 30 } });
     await startDeploymentWorkers(t.ctx);
     await startWebhookWorkers(t.ctx);
     await startWorkflowScheduleWorker(t.ctx);
@@ -91,7 +88,6 @@ describe('agent runs through the API (simulated engine)', () => {
     env = await seedEnvironment(t, org);
   });
   after(async () => {
-    configureSimulatedEngine({ stepMs });
     await t.close();
     await new Promise((r) => server.close(r));
   });

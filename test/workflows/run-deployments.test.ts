@@ -4,7 +4,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { configureSimulatedEngine } from '../../src/engine/simulated.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { runWorkflowScheduleTick } from '../../src/workers/workflow-schedule.ts';
@@ -29,8 +28,7 @@ describe('workflow runs deploy the workflow', () => {
     return ['SUCCEEDED', 'FAILED', 'CANCELED'].includes(r.status) ? r : null;
   }, 15_000, 20);
   before(async () => {
-    configureSimulatedEngine({ stepMs: 30 });
-    t = await startTestApp({ config: { webhookAllowPrivateTargets: true } });
+    t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, simulated: { stepMs: 30 } });
     await startDeploymentWorkers(t.ctx);
     // the queue must know the delivery kind before an event is enqueued inside a transaction (PGlite)
     await startWebhookWorkers(t.ctx);
@@ -82,7 +80,7 @@ describe('workflow runs deploy the workflow', () => {
   });
 
   test('cancelDeployment cancels the current run and its deployment', async () => {
-    configureSimulatedEngine({ stepMs: 400 });
+    t.engine.configure({ stepMs: 400 });
     try {
       const w = await create();
       const run = (await t.request('POST', hookPath(w.webhook.url), { body: {} })).body;
@@ -96,7 +94,7 @@ describe('workflow runs deploy the workflow', () => {
       assert.equal(dep.status, 'CANCELED');
       assert.equal((await t.request('GET', `/agenticWorkflow/${w.id}/run/${run.id}`, { token: org.token })).body.status, 'CANCELED');
     } finally {
-      configureSimulatedEngine({ stepMs: 30 });
+      t.engine.configure({ stepMs: 30 });
     }
   });
 

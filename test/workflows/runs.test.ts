@@ -10,7 +10,6 @@ import { cancelExamples } from '../../src/http/examples/services.ts';
 import { nextOccurrence, parseCron } from '../../src/lib/cron.ts';
 import { runWorkflowScheduleTick } from '../../src/workers/workflow-schedule.ts';
 import { startWorkflowScheduleWorker } from '../../src/workers/handlers.ts';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 
@@ -25,11 +24,9 @@ describe('agentic workflow runs', () => {
     assert.equal(r.status, 201, r.raw);
     return r.body;
   };
-  const stepMs = simulatedEngineSettings.stepMs;
   before(async () => {
     // runs request deployments: slow steps keep them in progress while this file looks at them
-    configureSimulatedEngine({ stepMs: 1000 });
-    t = await startTestApp();
+    t = await startTestApp({ simulated: { stepMs: 1000 } });
     // workers of the kinds a run enqueues inside its transaction (PGlite: see the report)
     await startDeploymentWorkers(t.ctx);
     await startWebhookWorkers(t.ctx);
@@ -38,7 +35,6 @@ describe('agentic workflow runs', () => {
     env = await seedEnvironment(t, org);
   });
   after(async () => {
-    configureSimulatedEngine({ stepMs });
     await t.close();
   });
 
