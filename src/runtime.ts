@@ -12,6 +12,7 @@ import { createContext, type AppContext } from './context.ts';
 import { openDb, type Db } from './db/db.ts';
 import { acquireDataDirLock, type DataDirLock } from './db/lock.ts';
 import { migrate } from './db/migrate.ts';
+import { CONSTRAINT_MESSAGES } from './modules/constraints.ts';
 import { bootstrap } from './bootstrap.ts';
 import { buildApp } from './http/app.ts';
 import type { App } from './http/app-type.ts';
@@ -85,7 +86,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (!config.databaseUrl) lock = acquireDataDirLock(config.dataDir);
     try {
       db = await openDb({
-        databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase,
+        databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase, constraints: CONSTRAINT_MESSAGES,
         onLog: (line) => logger.warn(line),
       });
       const applied = await migrate(db);

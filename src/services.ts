@@ -117,10 +117,14 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
   const gitTokens = createGitTokensService({ db, organizations, sealer });
   // projects and environments need each other: a project's deletion removes its environments
   const projects = createProjectsService({ db, organizations, prepareEnvironmentRemoval: (tx, orgId, ids) => environments.prepareRemoval(tx, orgId, ids) });
-  const deploymentRules = createDeploymentRulesService({ db, projects, scope, clusters });
+  // the environments service is made below (it takes this one); `auto_preview` is set only when a rule is edited
+  const deploymentRules = createDeploymentRulesService({
+    db, projects, scope, clusters, environments: { setAutoPreview: (tx, id, autoPreview) => environments.setAutoPreview(tx, id, autoPreview) },
+  });
   const environments = createEnvironmentsService({
     db, scope, projects, sealer, clusters, deploymentRules,
     lockDeployments: (tx, ids) => deployments.lockEnvironments(tx, ids),
+    copyService: (tx, serviceId, toEnvironmentId, secrets) => services.copyInto(tx, serviceId, toEnvironmentId, secrets),
     afterClone: async (tx, clone) => {
       await copyVariables(tx, sealer, clone);
       await copyWorkflowsOnClone(tx, clone);
@@ -131,9 +135,15 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       await previews.beforeEnvironmentsRemoved(tx, removed);
     },
   });
-  const variables = createVariablesService({ db, sealer, scope, organizations });
+  const variables = createVariablesService({ db, sealer, scope, organizations, services: { markOutOfDate: (tx, level, id) => services.markOutOfDate(tx, level, id) } });
+  // the services service is made below; a deployment moves its service's state columns through it
   const deployments = createDeploymentsService({
     db, queue, scope,
+    services: {
+      setState: (tx, id, state) => services.setState(tx, id, state),
+      markDeployed: (tx, id, startedAt) => services.markDeployed(tx, id, startedAt),
+      markUninstalled: (tx, id) => services.markUninstalled(tx, id),
+    },
     onSettled: async (tx, d) => {
       await workflowRuns.onDeploymentSettled(tx, d);
       await jobRuns.onDeploymentSettled(tx, d);
@@ -166,7 +176,7 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope, deployments });
   const audit = createAuditService({ db, organizations });
-  const previews = createPreviewsService({ db, scope, environments, deployments, config });
+  const previews = createPreviewsService({ db, scope, environments, deployments, services, config });
   const gitPush = createGitPushService({ db, sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
   const deploymentRunner = createDeploymentRunner({
     ...platform, lifecycle: deployments.lifecycle, settings: tuning.deploymentWorkers,

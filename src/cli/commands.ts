@@ -10,6 +10,7 @@ import { buildApp } from '../http/app.ts';
 import { createRateLimiter } from '../http/rate-limit.ts';
 import { createSealer } from '../lib/crypto.ts';
 import { resolveRole } from '../modules/access/roles.ts';
+import { CONSTRAINT_MESSAGES } from '../modules/constraints.ts';
 import type { TaskQueue } from '../queue/queue.ts';
 import { startQueue } from '../queue/queue.ts';
 import { createLogger, resolveEncryptionKey, VERSION } from '../runtime.ts';
@@ -17,7 +18,7 @@ import { createLogger, resolveEncryptionKey, VERSION } from '../runtime.ts';
 async function withDatabase<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
   const lock = config.databaseUrl ? undefined : acquireDataDirLock(config.dataDir);
   try {
-    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase, poolSize: 2 });
+    const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, embedded: config.embeddedDatabase, poolSize: 2, constraints: CONSTRAINT_MESSAGES });
     try {
       await migrate(db);
       return await fn(db);

@@ -3,6 +3,7 @@
 // Driver errors are translated here, once (see errors.ts). openDb picks the database: DATABASE_URL,
 // else the embedded one of EMBEDDED_DATABASE (embedded-postgres.ts or pglite.ts).
 
+import type { ConstraintMessages } from './errors.ts';
 import type { Db } from './types.ts';
 
 // the types live in a leaf (types.ts) that the drivers import; everyone else imports them from here
@@ -17,6 +18,8 @@ export interface OpenDbOptions {
    * dataDir holds, else the default (embedded-kind.ts) */
   embedded?: 'postgres' | 'pglite';
   onLog?: (line: string) => void;
+  /** the messages of violated constraints (errors.ts: the app's are src/modules/constraints.ts); unset: none */
+  constraints?: ConstraintMessages;
 }
 
 /** DATABASE_URL: that server. Else an embedded one in dataDir: PostgreSQL run by berth (its
@@ -24,7 +27,7 @@ export interface OpenDbOptions {
 export async function openDb(options: OpenDbOptions): Promise<Db> {
   if (options.databaseUrl) {
     const { openPostgres } = await import('./postgres.ts');
-    return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+    return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.constraints);
   }
   const { resolveEmbeddedKind } = await import('./embedded-kind.ts');
   const kind = options.dataDir === 'memory://' ? 'pglite' : resolveEmbeddedKind(options.dataDir, options.embedded);
@@ -34,7 +37,7 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     const server = await startEmbeddedPostgres(options.dataDir, { onLog: options.onLog });
     let db: Db;
     try {
-      db = await openPostgres(server.url, options.poolSize ?? 10);
+      db = await openPostgres(server.url, options.poolSize ?? 10, options.constraints);
     } catch (err) {
       await server.stop();
       throw err;
@@ -51,5 +54,5 @@ export async function openDb(options: OpenDbOptions): Promise<Db> {
     };
   }
   const { openPglite } = await import('./pglite.ts');
-  return openPglite(options.dataDir);
+  return openPglite(options.dataDir, { constraints: options.constraints });
 }

@@ -1,14 +1,17 @@
-// Driver-error translation, done once for both drivers: unique violation → 409 with the message
-// its constraint registered, foreign key → 404 or 400, malformed values → 400, connection
-// loss → 503. Anything else stays an unexpected error (500, details only in the log).
+// Driver-error translation, done once for both drivers: a violated constraint named in the
+// database's table of messages → that status and message (e.g. a name clash → 409), other unique
+// violations → 409, foreign key → 404, malformed values → 400, connection loss → 503. Anything
+// else stays an unexpected error (500, details only in the log).
 import { AppError } from '../lib/errors.ts';
 
-const constraintMessages = new Map<string, { status: number; message: string }>();
+/** what a violation of one constraint tells the user */
+interface ConstraintMessage { status: number; message: string }
 
-/** modules register the user-facing message of their constraints (e.g. a name clash) */
-export function registerConstraint(name: string, message: string, status = 409): void {
-  constraintMessages.set(name, { status, message });
-}
+/** constraint name → its message: each module's repo declares its own, src/modules/constraints.ts
+ * composes them and whoever opens the database for the app gives it to the driver (openDb) */
+export type ConstraintMessages = Readonly<Record<string, ConstraintMessage>>;
+
+export const NO_CONSTRAINT_MESSAGES: ConstraintMessages = Object.freeze({});
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN',
@@ -17,7 +20,7 @@ const CONNECTION_CODES = new Set([
 
 interface DriverError { code?: string; constraint?: string; message?: string }
 
-export function translateDbError(err: unknown): unknown {
+export function translateDbError(err: unknown, constraints: ConstraintMessages): unknown {
   if (err instanceof AppError || typeof err !== 'object' || err === null) return err;
   const e = err as DriverError;
   const code = e.code;
@@ -27,7 +30,7 @@ export function translateDbError(err: unknown): unknown {
     }
     return err;
   }
-  const registered = e.constraint ? constraintMessages.get(e.constraint) : undefined;
+  const registered = e.constraint && Object.hasOwn(constraints, e.constraint) ? constraints[e.constraint] : undefined;
   if (registered) return new AppError(registered.status, registered.status === 409 ? 'conflict' : 'bad_request', registered.message);
   switch (code) {
     case '23505':

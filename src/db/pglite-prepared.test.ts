@@ -10,15 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from './db.ts';
 import { openPglite } from './pglite.ts';
-import { registerConstraint } from './errors.ts';
-
-registerConstraint('prep_items_name_key', 'prep item name taken');
+const CONSTRAINTS = { prep_items_name_key: { status: 409, message: 'prep item name taken' } };
 
 describe('PGlite prepared statements', () => {
   let db: Db;
   let raw: import('@electric-sql/pglite').PGlite;
   before(async () => {
-    db = await openPglite('memory://');
+    db = await openPglite('memory://', { constraints: CONSTRAINTS });
     if (db.native.kind !== 'pglite') throw new Error('expected PGlite');
     raw = db.native.pglite;
     await db.exec(`create table prep_items (

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import type { Db, Queryable } from './types.ts';
 import { withCommitHooks } from './commit-hooks.ts';
-import { translateDbError } from './errors.ts';
+import { NO_CONSTRAINT_MESSAGES, translateDbError, type ConstraintMessages } from './errors.ts';
 import { preparedRunner, type PreparedRunner } from './pglite-prepared.ts';
 import { discardPgliteTemplate, pgliteTemplatePath, readPgliteTemplate } from './pglite-template.ts';
 import { timestamptzReader } from './timestamps.ts';
@@ -14,21 +14,21 @@ import { timestamptzReader } from './timestamps.ts';
 type Runner = { query: PGlite['query']; exec: PGlite['exec'] };
 
 /** `prepared`: statements run as named prepared statements (pglite-prepared.ts) */
-function queryable(runner: Runner, prepared: PreparedRunner, inTransaction: boolean): Queryable {
+function queryable(runner: Runner, prepared: PreparedRunner, inTransaction: boolean, constraints: ConstraintMessages): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
       try {
         const res = await prepared.query<R>(text, params, inTransaction, () => runner.query<R>(text, params as unknown[] | undefined));
         return res.rows;
       } catch (err) {
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       }
     },
     async exec(sql: string): Promise<void> {
       try {
         await runner.exec(sql);
       } catch (err) {
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       }
     },
   };
@@ -60,6 +60,8 @@ export interface OpenPgliteOptions {
   loadDataDir?: Blob;
   /** the initdb template an empty cluster starts from (pglite-template.ts); false: run initdb */
   template?: string | false;
+  /** the messages of violated constraints (errors.ts); unset: none */
+  constraints?: ConstraintMessages;
 }
 
 /** `location` exists (openPglite makes it); undefined: in memory, always empty */
@@ -108,7 +110,8 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
     ? await createPglite(location, options.loadDataDir)
     : await createFromTemplate(location, template);
   const prepared = preparedRunner(pglite);
-  const base = queryable(pglite, prepared, false);
+  const constraints = options.constraints ?? NO_CONSTRAINT_MESSAGES;
+  const base = queryable(pglite, prepared, false, constraints);
   return {
     kind: 'pglite',
     native: { kind: 'pglite', pglite },
@@ -117,14 +120,14 @@ export async function openPglite(dataDir: string, options: OpenPgliteOptions = {
       try {
         let committed = () => {};
         const result = await pglite.transaction((t) => {
-          const hooked = withCommitHooks(queryable(t, prepared, true));
+          const hooked = withCommitHooks(queryable(t, prepared, true, constraints));
           committed = hooked.committed;
           return fn(hooked.tx);
         });
         committed();
         return result;
       } catch (err) {
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       }
     },
     exec: base.exec,

@@ -4,7 +4,7 @@
 import pg from 'pg';
 import type { Db, Queryable } from './types.ts';
 import { withCommitHooks } from './commit-hooks.ts';
-import { translateDbError } from './errors.ts';
+import { NO_CONSTRAINT_MESSAGES, translateDbError, type ConstraintMessages } from './errors.ts';
 import { runNamed } from './pg-statement.ts';
 import { timestamptzReader } from './timestamps.ts';
 
@@ -13,31 +13,32 @@ pg.types.setTypeParser(20, (v: string) => Number(v));
 export const shippedTimestamptzReader = pg.types.getTypeParser(1184) as (text: string) => Date;
 pg.types.setTypeParser(1184, timestamptzReader(shippedTimestamptzReader));
 
-function queryable(client: pg.Pool | pg.PoolClient): Queryable {
+function queryable(client: pg.Pool | pg.PoolClient, constraints: ConstraintMessages): Queryable {
   return {
     async query<R>(text: string, params?: readonly unknown[]): Promise<R[]> {
       try {
         if (params && params.length > 0) return await runNamed<R>(client, text, params as unknown[]);
         return (await client.query(text)).rows as R[];
       } catch (err) {
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       }
     },
     async exec(sql: string): Promise<void> {
       try {
         await client.query(sql);
       } catch (err) {
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       }
     },
   };
 }
 
-export async function openPostgres(connectionString: string, max: number): Promise<Db> {
+/** `constraints`: the messages of violated constraints (errors.ts) */
+export async function openPostgres(connectionString: string, max: number, constraints: ConstraintMessages = NO_CONSTRAINT_MESSAGES): Promise<Db> {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
   // a lost connection must not crash the process; requests fail with 503 and the pool reconnects
   pool.on('error', () => {});
-  const base = queryable(pool);
+  const base = queryable(pool, constraints);
   return {
     kind: 'postgres',
     native: { kind: 'postgres', connectionString },
@@ -47,18 +48,18 @@ export async function openPostgres(connectionString: string, max: number): Promi
       try {
         client = await pool.connect();
       } catch (err) {
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       }
       try {
         await client.query('BEGIN');
-        const { tx, committed } = withCommitHooks(queryable(client));
+        const { tx, committed } = withCommitHooks(queryable(client, constraints));
         const result = await fn(tx);
         await client.query('COMMIT');
         committed();
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
-        throw translateDbError(err);
+        throw translateDbError(err, constraints);
       } finally {
         client.release();
       }

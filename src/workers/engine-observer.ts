@@ -22,7 +22,7 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
   if (ctx.engine.name !== 'docker') return null;
   const driver = ctx.engine as DockerDriver;
   const { docker } = driver;
-  const deps = { queue: ctx.queue };
+  const deps = { queue: ctx.queue, services: ctx.services.services };
   let observer: DockerObserver | null = null;
   const liveness = livenessChecker(docker);
   const onError = (err: unknown) => ctx.logger.warn({ err }, 'engine observer');
@@ -49,7 +49,7 @@ export function startEngineObserver(ctx: AppContext): EngineObserver | null {
         const dead = current.find((c) => c.State !== 'running')!;
         await ctx.db.transaction((tx) => markRuntimeFailure(tx, deps, serviceId, known.generation, `Replica ${dead.Names[0]?.slice(1)} is not running: ${dead.Status}`));
       } else if (known.state === 'ERROR' && current.length > 0 && running.length === current.length) {
-        await ctx.db.transaction((tx) => markRecovered(tx, serviceId));
+        await ctx.db.transaction((tx) => markRecovered(tx, deps, serviceId));
       }
       // re-adoption: the ingress routes of running replicas (after a berth or proxy restart)
       if (driver.ingress && known.state === 'RUNNING' && running.length > 0) {

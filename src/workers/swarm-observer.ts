@@ -69,18 +69,18 @@ export function startSwarmObserver(ctx: AppContext): { stop(): Promise<void> } |
         // a node died under the service: degraded now, even when Swarm has already started the replacements
         newlyLost.forEach((id) => reportedLost.add(id));
         if (known.state === 'RUNNING') {
-          await ctx.db.transaction((tx) => markRuntimeFailure(tx, { queue: ctx.queue }, h.serviceId, null, `Degraded: ${h.detail}; Swarm reschedules them on the other nodes`));
+          await ctx.db.transaction((tx) => markRuntimeFailure(tx, { queue: ctx.queue, services: ctx.services.services }, h.serviceId, null, `Degraded: ${h.detail}; Swarm reschedules them on the other nodes`));
           ctx.logger.warn({ serviceId: h.serviceId, detail: h.detail }, 'a swarm service lost tasks with a node');
         }
         continue; // recovery is seen from the next round on
       }
       if (h.running < h.desired && known.state === 'RUNNING') {
         if (!short.has(h.serviceId)) { short.add(h.serviceId); continue; } // once may be a task being replaced
-        const marked = await ctx.db.transaction((tx) => markRuntimeFailure(tx, { queue: ctx.queue }, h.serviceId, null, `Degraded: ${h.detail}; Swarm reschedules the missing task(s)`));
+        const marked = await ctx.db.transaction((tx) => markRuntimeFailure(tx, { queue: ctx.queue, services: ctx.services.services }, h.serviceId, null, `Degraded: ${h.detail}; Swarm reschedules the missing task(s)`));
         if (marked) ctx.logger.warn({ serviceId: h.serviceId, detail: h.detail }, 'a swarm service is degraded');
       } else if (h.running >= h.desired) {
         short.delete(h.serviceId);
-        if (known.state === 'ERROR' && await ctx.db.transaction((tx) => markRecovered(tx, h.serviceId))) {
+        if (known.state === 'ERROR' && await ctx.db.transaction((tx) => markRecovered(tx, { services: ctx.services.services }, h.serviceId))) {
           await ctx.services.deployments.appendLog(ctx.db, known.generation, h.serviceId, 'DEPLOY', `Swarm runs every task again: ${h.detail}`);
         }
       }

@@ -13,12 +13,12 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { createContext } from '../../src/context.ts';
 import { openDb } from '../../src/db/db.ts';
+import { CONSTRAINT_MESSAGES } from '../../src/modules/constraints.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createRateLimiter } from '../../src/http/rate-limit.ts';
 import { createSealer } from '../../src/lib/crypto.ts';
 import { VERSION } from '../../src/runtime.ts';
 import { testDatabase } from '../support/db.ts';
-import { configureSimulatedEngine, simulatedEngineSettings } from '../../src/engine/simulated.ts';
 import { startDeploymentWorkers } from '../../src/workers/handlers.ts';
 import { startWebhookWorkers } from '../../src/workers/handlers.ts';
 import { seedEnvironment, seedService } from '../support/factories.ts';
@@ -95,7 +95,7 @@ describe('PostgreSQL outage', () => {
     await open();
     const viaProxy = new URL(url!);
     viaProxy.port = String(port);
-    const db = await openDb({ databaseUrl: viaProxy.toString(), dataDir: 'memory://', poolSize: 4 });
+    const db = await openDb({ databaseUrl: viaProxy.toString(), dataDir: 'memory://', poolSize: 4, constraints: CONSTRAINT_MESSAGES });
     const config = testConfig();
     const logger = pino({ level: 'silent' });
     const ctx = createContext({
@@ -166,10 +166,8 @@ describe('graceful shutdown', () => {
 
 describe('webhook receiver outage', () => {
   test('events raised while the receiver is down all arrive, once each, when it comes back', async () => {
-    const stepMs = simulatedEngineSettings.stepMs;
-    configureSimulatedEngine({ stepMs: 30 });
     const port = await freePort();
-    const t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 300 } } });
+    const t = await startTestApp({ config: { webhookAllowPrivateTargets: true }, tuning: { webhookRetries: { baseDelayMs: 300 } }, simulated: { stepMs: 30 } });
     const { createServer } = await import('node:http');
     const received: Array<{ id: string; type: string }> = [];
     const receiver = createServer((req, res) => {
@@ -208,7 +206,6 @@ describe('webhook receiver outage', () => {
       assert.deepEqual(received.map((r) => r.type).sort(), ['DEPLOYMENT_STARTED', 'DEPLOYMENT_STARTED', 'DEPLOYMENT_SUCCEEDED', 'DEPLOYMENT_SUCCEEDED']);
       assert.equal(new Set(received.map((r) => r.id)).size, 4, 'each event once');
     } finally {
-      configureSimulatedEngine({ stepMs });
       receiver.close();
       await t.close();
     }

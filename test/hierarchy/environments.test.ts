@@ -15,7 +15,7 @@ describe('environments', () => {
   /** the environments service as the composition root makes it, with another step after a clone */
   const withAfterClone = (afterClone: AfterClone) => {
     const { db, sealer, services: s } = t.ctx;
-    return createEnvironmentsService({ db, sealer, scope: s.scope, projects: s.projects, clusters: s.clusters, deploymentRules: s.deploymentRules, lockDeployments: (tx, ids) => s.deployments.lockEnvironments(tx, ids), afterClone, beforeRemoval: async () => {} });
+    return createEnvironmentsService({ db, sealer, scope: s.scope, projects: s.projects, clusters: s.clusters, deploymentRules: s.deploymentRules, lockDeployments: (tx, ids) => s.deployments.lockEnvironments(tx, ids), copyService: (tx, id, to, secrets) => s.services.copyInto(tx, id, to, secrets), afterClone, beforeRemoval: async () => {} });
   };
   after(async () => { await t.close(); });
 

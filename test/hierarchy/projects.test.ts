@@ -94,7 +94,7 @@ describe('projects', () => {
       const rows = await tx.query<{ deleting: boolean }>('select deleting from environments where id = any($1::uuid[])', [removed.environmentIds]);
       seen.push({ ids: [...removed.environmentIds].sort(), deleting: rows.map((r) => r.deleting) });
     };
-    const environments = createEnvironmentsService({ db, sealer, scope: s.scope, projects: s.projects, clusters: s.clusters, deploymentRules: s.deploymentRules, lockDeployments: (tx, ids) => s.deployments.lockEnvironments(tx, ids), afterClone: async () => {}, beforeRemoval });
+    const environments = createEnvironmentsService({ db, sealer, scope: s.scope, projects: s.projects, clusters: s.clusters, deploymentRules: s.deploymentRules, lockDeployments: (tx, ids) => s.deployments.lockEnvironments(tx, ids), copyService: (tx, id, to, secrets) => s.services.copyInto(tx, id, to, secrets), afterClone: async () => {}, beforeRemoval });
     const projects = createProjectsService({ db, organizations: s.organizations, prepareEnvironmentRemoval: (tx, o, ids) => environments.prepareRemoval(tx, o, ids) });
     await projects.remove(await s.identity.authenticate(`Token ${org.token}`), p.body.id);
     assert.deepEqual(seen, [{ ids: [e1.body.id, e2.body.id].sort(), deleting: [true, true] }]);

@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { Db } from '../../src/db/db.ts';
 import { openDb } from '../../src/db/db.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { CONSTRAINT_MESSAGES } from '../../src/modules/constraints.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,7 +62,7 @@ export function testDatabase(): Promise<{ db: Db; url: string | undefined }> {
   shared ??= (async () => {
     const adminUrl = await adminDatabaseUrl();
     const url = adminUrl ? await createDatabase(adminUrl) : undefined;
-    const db = await openDb({ databaseUrl: url, dataDir: 'memory://', poolSize: 10 });
+    const db = await openDb({ databaseUrl: url, dataDir: 'memory://', poolSize: 10, constraints: CONSTRAINT_MESSAGES });
     await migrate(db);
     return { db, url };
   })();

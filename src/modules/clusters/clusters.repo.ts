@@ -1,12 +1,15 @@
 // SQL for the clusters table.
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { CLUSTER_DEFAULTS, type Cluster, type ClusterRequest } from './clusters.schemas.ts';
 
-registerConstraint('clusters_org_name_key', 'Cluster name is already taken in this organization');
-registerConstraint('environments_cluster_in_use', 'The cluster is used by environments; delete or move them first', 409);
-registerConstraint('project_deployment_rules_cluster_in_use', 'The cluster is named by project deployment rules; change or delete them first', 409);
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const CLUSTER_CONSTRAINTS: ConstraintMessages = {
+  clusters_org_name_key: { status: 409, message: 'Cluster name is already taken in this organization' },
+  environments_cluster_in_use: { status: 409, message: 'The cluster is used by environments; delete or move them first' },
+  project_deployment_rules_cluster_in_use: { status: 409, message: 'The cluster is named by project deployment rules; change or delete them first' },
+};
 
 interface ClusterRow {
   id: string; organization_id: string; name: string; description: string; region: string; cloud_provider: string;

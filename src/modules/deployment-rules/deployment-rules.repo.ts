@@ -1,11 +1,14 @@
 // SQL for project_deployment_rules and environment_deployment_rules.
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { DEFAULT_SCHEDULE, wallTimeToDateTime, type Schedule } from './deployment-rules.rules.ts';
 import type { EnvironmentDeploymentRule, ProjectDeploymentRule } from './deployment-rules.schemas.ts';
 
-registerConstraint('project_deployment_rules_name_key', 'Deployment rule name is already taken in this project');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const DEPLOYMENT_RULE_CONSTRAINTS: ConstraintMessages = {
+  project_deployment_rules_name_key: { status: 409, message: 'Deployment rule name is already taken in this project' },
+};
 
 interface ProjectRuleRow {
   id: string; project_id: string; name: string; description: string | null; mode: string; cluster_id: string; timezone: string;
@@ -135,17 +138,19 @@ export async function copyEnvironmentRule(db: Queryable, fromEnvironmentId: stri
   await insertEnvironmentRule(db, toEnvironmentId, DEFAULT_SCHEDULE, false, false);
 }
 
+/** false when the environment has no rule of this id; the environment's `auto_preview` is its
+ * owner's (environments), set by the service between this and `findEnvironmentRule` */
 export async function updateEnvironmentRule(db: Queryable, environmentId: string, id: string, s: Schedule, autoStop: boolean | undefined,
-  onDemandPreview: boolean | undefined, autoPreview: boolean | undefined): Promise<EnvironmentDeploymentRule | null> {
+  onDemandPreview: boolean | undefined): Promise<boolean> {
   const rows = await db.query<{ id: string }>(
     `update environment_deployment_rules set timezone = $3, start_time = $4, stop_time = $5, weekdays = $6::jsonb,
        auto_stop = coalesce($7, auto_stop), on_demand_preview = coalesce($8, on_demand_preview), updated_at = now()
       where id = $1 and environment_id = $2 returning id`,
     [id, environmentId, s.timezone, s.start_time, s.stop_time, JSON.stringify(s.weekdays), autoStop ?? null, onDemandPreview ?? null]);
-  if (!rows[0]) return null;
-  if (autoPreview !== undefined) {
-    await db.query('update environments set auto_preview = $2, updated_at = now() where id = $1', [environmentId, autoPreview]);
-  }
+  return rows.length > 0;
+}
+
+export async function findEnvironmentRule(db: Queryable, id: string): Promise<EnvironmentDeploymentRule> {
   const out = await db.query<EnvRuleRow>(`${ENV_RULE_SELECT} where r.id = $1`, [id]);
   return toEnvRule(out[0]!);
 }

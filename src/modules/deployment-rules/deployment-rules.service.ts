@@ -41,7 +41,15 @@ function schedule(input: ScheduleInput): Schedule {
   return checked.value;
 }
 
-export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsService; scope: ScopeService; clusters: Pick<ClustersService, 'ofOrganization'> }): DeploymentRulesService {
+/** what this module asks of the environments module (its table holds `auto_preview`); declared
+ * here since the environments service takes this one (no import circle) */
+export interface EnvironmentAutoPreview {
+  setAutoPreview(tx: Queryable, environmentId: string, autoPreview: boolean): Promise<void>;
+}
+
+export function createDeploymentRulesService(deps: {
+  db: Db; projects: ProjectsService; scope: ScopeService; clusters: Pick<ClustersService, 'ofOrganization'>; environments: EnvironmentAutoPreview;
+}): DeploymentRulesService {
   const { db, projects, scope, clusters } = deps;
 
   async function values(organizationId: string, body: ProjectDeploymentRuleRequest, current?: ProjectDeploymentRule): Promise<repo.ProjectRuleValues> {
@@ -111,9 +119,9 @@ export function createDeploymentRulesService(deps: { db: Db; projects: ProjectsS
       const s = schedule(body);
       return db.transaction(async (tx) => {
         await repo.ensureEnvironmentRule(tx, environmentId);
-        const updated = await repo.updateEnvironmentRule(tx, environmentId, ruleId, s, body.auto_stop, body.on_demand_preview, body.auto_preview);
-        if (!updated) throw notFound('Deployment rule');
-        return updated;
+        if (!(await repo.updateEnvironmentRule(tx, environmentId, ruleId, s, body.auto_stop, body.on_demand_preview))) throw notFound('Deployment rule');
+        if (body.auto_preview !== undefined) await deps.environments.setAutoPreview(tx, environmentId, body.auto_preview);
+        return repo.findEnvironmentRule(tx, ruleId);
       });
     },
   };

@@ -12,8 +12,17 @@ import {
   STABLE_STATES, serviceIdKey, settledEvent, type DeploymentRecord,
 } from './deployments.rules.ts';
 
+/** what deployments ask of the services module (its table holds a service's state, deployment
+ * status and last deployment); declared here, given by the composition root */
+export interface ServiceRuntimeState {
+  setState(tx: Queryable, serviceId: string, state: string): Promise<void>;
+  markDeployed(tx: Queryable, serviceId: string, startedAt: Date | null): Promise<void>;
+  markUninstalled(tx: Queryable, serviceId: string): Promise<void>;
+}
+
 export interface LifecycleDeps {
   queue: TaskQueue;
+  services: ServiceRuntimeState;
   /** what other modules do with a settled deployment (a workflow run's outcome, a cron job's schedule), inside the settling transaction */
   onSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
   /** abort controllers of the deployments this instance's runner is running, by deployment id: the
@@ -46,14 +55,14 @@ export async function wakeQueue(tx: Queryable, deps: LifecycleDeps, environmentI
 
 export async function start(tx: Queryable, deps: LifecycleDeps, d: repo.DeploymentRow, status: string): Promise<void> {
   await repo.setStatus(tx, d.id, status, true);
-  await repo.setServiceState(tx, d.service_id, status);
+  await deps.services.setState(tx, d.service_id, status);
   await emitFor(tx, deps, d, 'DEPLOYMENT_STARTED', status, null);
 }
 
 /** the next running status of a started deployment */
-export async function advance(tx: Queryable, d: repo.DeploymentRow, status: string): Promise<void> {
+export async function advance(tx: Queryable, deps: Pick<LifecycleDeps, 'services'>, d: repo.DeploymentRow, status: string): Promise<void> {
   await repo.setStatus(tx, d.id, status, true);
-  await repo.setServiceState(tx, d.service_id, status);
+  await deps.services.setState(tx, d.service_id, status);
 }
 
 export async function settle(tx: Queryable, deps: LifecycleDeps, d: repo.DeploymentRow, status: string, message: string | null): Promise<DeploymentRecord> {
@@ -62,13 +71,13 @@ export async function settle(tx: Queryable, deps: LifecycleDeps, d: repo.Deploym
   await repo.finish(tx, d.id, status, message);
   await bumpCounter(tx, 'berth_deployments_total', { action: d.action, status });
   const othersPending = await repo.unfinishedOfService(tx, d.service_id, d.id);
-  if (status === 'DEPLOYED') await repo.markServiceDeployed(tx, d.service_id, d.started_at);
-  else if (status === 'RESTARTED') await repo.setServiceState(tx, d.service_id, 'RUNNING');
-  else if (status === 'STOPPED') await repo.setServiceState(tx, d.service_id, 'STOPPED');
-  else if (status === 'DELETED') await repo.markServiceUninstalled(tx, d.service_id);
+  if (status === 'DEPLOYED') await deps.services.markDeployed(tx, d.service_id, d.started_at);
+  else if (status === 'RESTARTED') await deps.services.setState(tx, d.service_id, 'RUNNING');
+  else if (status === 'STOPPED') await deps.services.setState(tx, d.service_id, 'STOPPED');
+  else if (status === 'DELETED') await deps.services.markUninstalled(tx, d.service_id);
   else if (status === 'CANCELED') {
-    if (othersPending === 0) await repo.setServiceState(tx, d.service_id, d.previous_state && STABLE_STATES.has(d.previous_state) ? d.previous_state : 'STOPPED');
-  } else await repo.setServiceState(tx, d.service_id, 'ERROR');
+    if (othersPending === 0) await deps.services.setState(tx, d.service_id, d.previous_state && STABLE_STATES.has(d.previous_state) ? d.previous_state : 'STOPPED');
+  } else await deps.services.setState(tx, d.service_id, 'ERROR');
   await emitFor(tx, deps, d, settledEvent(status), status, message);
   const record = repo.toRecord((await repo.findDeployment(tx, d.id))!);
   await deps.onSettled(tx, record);

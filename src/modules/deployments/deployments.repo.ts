@@ -139,23 +139,6 @@ export async function finish(tx: Queryable, id: string, status: string, message:
     [id, status, message]);
 }
 
-export async function setServiceState(tx: Queryable, serviceId: string, state: string): Promise<void> {
-  await tx.query('update services set state = $2 where id = $1', [serviceId, state]);
-}
-
-/** after a successful deploy: UP_TO_DATE unless the service was edited while it deployed */
-export async function markServiceDeployed(tx: Queryable, serviceId: string, startedAt: Date | null): Promise<void> {
-  await tx.query(
-    `update services set state = 'RUNNING', last_deployment_at = now(),
-       deployment_status = case when updated_at is not null and $2::timestamptz is not null and updated_at > $2::timestamptz
-         then 'OUT_OF_DATE' else 'UP_TO_DATE' end where id = $1`,
-    [serviceId, startedAt]);
-}
-
-export async function markServiceUninstalled(tx: Queryable, serviceId: string): Promise<void> {
-  await tx.query(`update services set state = 'STOPPED', deployment_status = 'NEVER_DEPLOYED' where id = $1`, [serviceId]);
-}
-
 export async function staleRunning(db: Queryable, staleSeconds: number): Promise<Array<{ id: string; recoveries: number }>> {
   return db.query<{ id: string; recoveries: number }>(
     `select id, recoveries from deployments where not finished and status <> 'QUEUED'
@@ -196,6 +179,11 @@ export async function listServiceHistory(db: Queryable, serviceId: string, limit
 }
 
 export interface LogRow { id: number; deployment_id: string | null; service_id: string; kind: string; message: string; created_at: Date }
+
+/** a RUNTIME line of a job's run (deployment_logs rows with a run_id; the job-runs module reads them) */
+export async function insertRunLine(db: Queryable, run: { id: string; job_id: string }, text: string): Promise<void> {
+  await db.query(`insert into deployment_logs (deployment_id, service_id, kind, message, run_id) values (null, $1, 'RUNTIME', $2, $3)`, [run.job_id, text, run.id]);
+}
 
 export async function insertLog(db: Queryable, deploymentId: string | null, serviceId: string, kind: string, message: string): Promise<void> {
   await db.query('insert into deployment_logs (deployment_id, service_id, kind, message) values ($1, $2, $3, $4)',

@@ -81,6 +81,8 @@ export interface DeploymentsService {
   lockEnvironments(tx: Queryable, environmentIds: string[]): Promise<void>;
   /** a line in a service's log (under `deploymentId` when given) */
   appendLog(db: Queryable, deploymentId: string | null, serviceId: string, kind: string, message: string): Promise<void>;
+  /** a RUNTIME line of a job's run (job runs write their output into this module's log table) */
+  appendRunLog(db: Queryable, runId: string, jobId: string, message: string): Promise<void>;
 }
 
 export function toLine(r: repo.LogRow): LogLine {
@@ -93,9 +95,11 @@ export function createDeploymentsService(deps: {
   db: Db; queue: TaskQueue; scope: ScopeService;
   /** what other modules do with a settled deployment, inside the settling transaction */
   onSettled: LifecycleDeps['onSettled'];
+  /** the services module's state columns a deployment moves */
+  services: LifecycleDeps['services'];
 }): DeploymentsService {
   const { db, queue, scope } = deps;
-  const lifecycle: LifecycleDeps = { queue, onSettled: deps.onSettled, running: new Map() };
+  const lifecycle: LifecycleDeps = { queue, services: deps.services, onSettled: deps.onSettled, running: new Map() };
 
   async function request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord> {
     const svc = await repo.findService(tx, input.serviceId);
@@ -111,7 +115,7 @@ export function createDeploymentsService(deps: {
       previousState: STABLE_STATES.has(svc.state) ? svc.state : null,
     });
     for (const line of input.log ?? []) await repo.insertLog(tx, id, svc.id, 'BUILD', line);
-    if (othersPending === 0) await repo.setServiceState(tx, svc.id, QUEUED_STATE[input.action]);
+    if (othersPending === 0) await deps.services.setState(tx, svc.id, QUEUED_STATE[input.action]);
     // only the head of the environment's queue gets a task now; the others are woken in turn
     // by the settling of the one before (both hold the environment lock: no lost wake-up)
     if (await repo.queueHead(tx, svc.environment_id) === id) await queue.enqueue(tx, 'deployments.run', { deploymentId: id });
@@ -164,6 +168,7 @@ export function createDeploymentsService(deps: {
     lastImage: (q, serviceId) => repo.lastDeployedImage(q, serviceId),
     lockEnvironments: (tx, ids) => repo.lockEnvironmentsDeployments(tx, ids),
     appendLog: (q, deploymentId, serviceId, kind, message) => repo.insertLog(q, deploymentId, serviceId, kind, message),
+    appendRunLog: (q, runId, jobId, message) => repo.insertRunLine(q, { id: runId, job_id: jobId }, message),
     sourceBaseline: (tx, serviceId) => repo.sourceBaseline(tx, serviceId),
     async environmentStatus(p, environmentId) {
       await scope.environment(p, environmentId, 'read');

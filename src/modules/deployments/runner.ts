@@ -150,7 +150,7 @@ async function runDeployment(ctx: RunnerState, deploymentId: string, task: Pick<
       if (runningStatus(step) !== d.status) {
         await db.transaction(async (tx) => {
           const open = await repo.findDeployment(tx, d.id);
-          if (open && !open.finished) await advance(tx, open, runningStatus(step));
+          if (open && !open.finished) await advance(tx, ctx.lifecycle, open, runningStatus(step));
         });
       }
       const fresh = await repo.findDeployment(db, d.id);

@@ -9,6 +9,7 @@ import type { TaskQueue } from '../../queue/queue.ts';
 import * as repo from './deployments.repo.ts';
 import * as runtime from './runtime-state.repo.ts';
 import { serviceIdKey } from './deployments.rules.ts';
+import type { ServiceRuntimeState } from './deployments.lifecycle.ts';
 
 /** takes or renews the named lease for `holder`; true while it holds it */
 export const holdLease = (db: Queryable, name: string, holder: string, ttlSeconds: number): Promise<boolean> => runtime.holdLease(db, name, holder, ttlSeconds);
@@ -16,11 +17,11 @@ export const holdLease = (db: Queryable, name: string, holder: string, ttlSecond
 export const releaseLease = (db: Queryable, name: string, holder: string): Promise<void> => runtime.releaseLease(db, name, holder);
 
 /** ERROR + DEPLOYMENT_FAILED when the service was RUNNING on this generation; false when it was not */
-export async function markRuntimeFailure(tx: Queryable, deps: { queue: TaskQueue }, serviceId: string, generation: string | null, message: string): Promise<boolean> {
+export async function markRuntimeFailure(tx: Queryable, deps: { queue: TaskQueue; services: Pick<ServiceRuntimeState, 'setState'> }, serviceId: string, generation: string | null, message: string): Promise<boolean> {
   const s = await runtime.currentGeneration(tx, serviceId, true);
   if (!s || s.state !== 'RUNNING' || !s.generation) return false;
   if (generation !== null && generation !== s.generation) return false;
-  await repo.setServiceState(tx, s.id, 'ERROR');
+  await deps.services.setState(tx, s.id, 'ERROR');
   await repo.insertLog(tx, s.generation, s.id, 'DEPLOY', message);
   await emitEvent(tx, deps, {
     organizationId: s.organization_id, kind: 'DEPLOYMENT_FAILED', projectName: s.project_name, environmentMode: s.environment_mode,
@@ -41,10 +42,10 @@ const SERVING_AFTER = new Set(['DEPLOYED', 'RESTARTED', 'DEPLOYMENT_ERROR', 'BUI
  * A service in ERROR whose current replicas all run is RUNNING: Docker brought a crashed replica
  * back, or a failed deployment left the previous version serving. Status is what runs.
  */
-export async function markRecovered(tx: Queryable, serviceId: string): Promise<boolean> {
+export async function markRecovered(tx: Queryable, deps: { services: Pick<ServiceRuntimeState, 'setState'> }, serviceId: string): Promise<boolean> {
   const s = await runtime.currentGeneration(tx, serviceId, true);
   if (!s || s.state !== 'ERROR' || !s.generation || !SERVING_AFTER.has(s.last_status ?? '')) return false;
-  await repo.setServiceState(tx, s.id, 'RUNNING');
+  await deps.services.setState(tx, s.id, 'RUNNING');
   await repo.insertLog(tx, s.generation, s.id, 'DEPLOY', 'Every replica of the current version is running');
   return true;
 }

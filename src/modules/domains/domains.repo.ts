@@ -1,8 +1,11 @@
 // SQL for the domains module's tables: custom_domains, certificates, acme_accounts, acme_challenges.
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 
-registerConstraint('custom_domains_domain_key', 'This domain is already used by a service');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const DOMAIN_CONSTRAINTS: ConstraintMessages = {
+  custom_domains_domain_key: { status: 409, message: 'This domain is already used by a service' },
+};
 
 export type DomainStatus = 'VALIDATION_PENDING' | 'CERTIFICATE_PENDING' | 'ACTIVE' | 'FAILED';
 

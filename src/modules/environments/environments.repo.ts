@@ -1,12 +1,15 @@
 // SQL for the environments table, and the copy of an environment's services for a clone.
 import type { Queryable } from '../../db/db.ts';
 import { selectPage, storedCount } from '../../db/page.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { AuditedInsert, returningInsert, type CreationEvent } from '../audit/audit.creation.ts';
 import type { Environment } from './environments.schemas.ts';
 
-registerConstraint('environments_project_name_key', 'Environment name is already taken in this project');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const ENVIRONMENT_CONSTRAINTS: ConstraintMessages = {
+  environments_project_name_key: { status: 409, message: 'Environment name is already taken in this project' },
+};
 
 interface EnvironmentRow {
   id: string; organization_id: string; project_id: string; cluster_id: string; name: string; mode: string; auto_preview: boolean;
@@ -93,15 +96,27 @@ export async function servicesToClone(db: Queryable, environmentId: string): Pro
   return db.query<{ id: string; secrets: unknown }>('select id, secrets from services where environment_id = $1 order by created_at, id', [environmentId]);
 }
 
-/** copies one service row (every column, present and future) into another environment: new id,
- * re-sealed secrets, runtime state back to STOPPED / NEVER_DEPLOYED */
-export async function copyService(db: Queryable, serviceId: string, toEnvironmentId: string, secrets: unknown): Promise<string> {
+
+// ---- writes other modules ask for, through the environments service (this module owns the table)
+
+/** pushes a preview copy's expiry back (each event of its pull request) */
+export async function setExpiry(tx: Queryable, environmentId: string, expiresAt: string): Promise<void> {
+  await tx.query(`update environments set expires_at = $2 where id = $1 and mode = 'PREVIEW'`, [environmentId, expiresAt]);
+}
+
+/** deletes a preview copy (never an environment of another mode) */
+export async function deletePreviewEnvironment(tx: Queryable, environmentId: string): Promise<boolean> {
+  return (await tx.query(`delete from environments where id = $1 and mode = 'PREVIEW' returning id`, [environmentId])).length > 0;
+}
+
+/** deletes a throwaway copy made for a workflow run (never an environment a person made) */
+export async function deleteRunCopy(db: Queryable, environmentId: string): Promise<boolean> {
   const rows = await db.query<{ id: string }>(
-    `insert into services
-     select (jsonb_populate_record(null::services, to_jsonb(s) || jsonb_build_object(
-       'id', gen_random_uuid(), 'environment_id', $2::uuid, 'secrets', $3::jsonb, 'state', 'STOPPED',
-       'deployment_status', 'NEVER_DEPLOYED', 'last_deployment_at', null, 'created_at', now(), 'updated_at', null))).*
-       from services s where s.id = $1
-     returning id`, [serviceId, toEnvironmentId, JSON.stringify(secrets ?? {})]);
-  return rows[0]!.id;
+    'delete from environments where id = $1 and cloned_from_id is not null and expires_at is not null returning id', [environmentId]);
+  return rows.length > 0;
+}
+
+/** an environment's `auto_preview` (set with its deployment rule) */
+export async function setAutoPreview(db: Queryable, environmentId: string, autoPreview: boolean): Promise<void> {
+  await db.query('update environments set auto_preview = $2, updated_at = now() where id = $1', [environmentId, autoPreview]);
 }

@@ -43,6 +43,14 @@ export interface EnvironmentsService {
   removeExpired(limit?: number): Promise<number>;
   /** marks environments `deleting` and runs `beforeRemoval`, in the caller's deleting transaction */
   prepareRemoval(tx: Queryable, organizationId: string, environmentIds: string[]): Promise<void>;
+  /** pushes a preview copy's expiry back (previews), in the caller's transaction */
+  setPreviewExpiry(tx: Queryable, environmentId: string, expiresAt: string): Promise<void>;
+  /** deletes a preview copy, never an environment of another mode (previews; `prepareRemoval` first) */
+  removePreview(tx: Queryable, environmentId: string): Promise<boolean>;
+  /** deletes a workflow run's throwaway copy, never an environment a person made (workflow runs) */
+  removeRunCopy(tx: Queryable, environmentId: string): Promise<boolean>;
+  /** an environment's `auto_preview`, set with its deployment rule (deployment rules) */
+  setAutoPreview(tx: Queryable, environmentId: string, autoPreview: boolean): Promise<void>;
 }
 
 export function createEnvironmentsService(deps: {
@@ -52,6 +60,8 @@ export function createEnvironmentsService(deps: {
   clusters: Pick<ClustersService, 'ofOrganization' | 'defaultId'>;
   /** a new environment's deployment rule and a clone's (the deployment-rules module's table) */
   deploymentRules: Pick<DeploymentRulesService, 'matchingProjectRule' | 'insertNewEnvironmentRule' | 'copyEnvironmentRule'>;
+  /** a clone's copy of one service row (the services module's table) */
+  copyService(tx: Queryable, serviceId: string, toEnvironmentId: string, secrets: unknown): Promise<string>;
 }): EnvironmentsService {
   const { db, scope, projects, sealer, clusters, deploymentRules } = deps;
   const prepareRemoval = (tx: Queryable, organizationId: string, environmentIds: string[]) =>
@@ -85,7 +95,7 @@ export function createEnvironmentsService(deps: {
     await deploymentRules.copyEnvironmentRule(tx, source.id, id);
     const serviceIdMap = new Map<string, string>();
     for (const s of await repo.servicesToClone(tx, source.id)) {
-      serviceIdMap.set(s.id, await repo.copyService(tx, s.id, id, resealSecrets(s.secrets, sealer)));
+      serviceIdMap.set(s.id, await deps.copyService(tx, s.id, id, resealSecrets(s.secrets, sealer)));
     }
     await deps.afterClone(tx, { fromEnvironmentId: source.id, toEnvironmentId: id, serviceIdMap });
     return mustFind(tx, id);
@@ -97,6 +107,10 @@ export function createEnvironmentsService(deps: {
 
   return {
     prepareRemoval,
+    setPreviewExpiry: (tx, environmentId, expiresAt) => repo.setExpiry(tx, environmentId, expiresAt),
+    removePreview: (tx, environmentId) => repo.deletePreviewEnvironment(tx, environmentId),
+    removeRunCopy: (tx, environmentId) => repo.deleteRunCopy(tx, environmentId),
+    setAutoPreview: (tx, environmentId, autoPreview) => repo.setAutoPreview(tx, environmentId, autoPreview),
     async list(p, projectId, req) {
       await projects.authorizeIn(p, projectId, 'read');
       const { items, total } = await repo.listEnvironments(db, projectId, req.limit, req.offset, req.name ?? null);

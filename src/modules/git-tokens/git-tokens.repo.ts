@@ -4,10 +4,13 @@
 // token" is read from the organization's services' specs (services_organization_idx), not from a
 // foreign key (decision 0340).
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 
-registerConstraint('git_tokens_org_name_key', 'Git token name is already taken in this organization');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const GIT_TOKEN_CONSTRAINTS: ConstraintMessages = {
+  git_tokens_org_name_key: { status: 409, message: 'Git token name is already taken in this organization' },
+};
 
 interface GitTokenRow {
   id: string; organization_id: string; name: string; description: string; type: string; workspace: string | null;

@@ -57,10 +57,6 @@ export async function finishRun(db: Queryable, runId: string, v: { status: 'SUCC
     [runId, v.status, v.exitCode, v.attempts, v.message]);
 }
 
-export async function insertRunLine(db: Queryable, run: Pick<RunRow, 'id' | 'job_id'>, text: string): Promise<void> {
-  await db.query(`insert into deployment_logs (deployment_id, service_id, kind, message, run_id) values (null, $1, 'RUNTIME', $2, $3)`, [run.job_id, text, run.id]);
-}
-
 export async function runLines(db: Queryable, runId: string, limit: number): Promise<Array<{ id: string; message: string; created_at: Date }>> {
   return db.query('select id::text as id, message, created_at from deployment_logs where run_id = $1 order by id limit $2', [runId, limit]);
 }

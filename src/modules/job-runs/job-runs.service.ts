@@ -96,10 +96,10 @@ export async function tickJobSchedules(ctx: Pick<Platform, 'db' | 'queue'>, now 
 }
 
 /** runs one queued run through the engine; a run another worker claimed is left alone */
-export async function executeJobRun(ctx: Pick<Platform, 'db' | 'engine' | 'sealer'>, deployments: Pick<DeploymentsService, 'deployableService' | 'lastImage'>, runId: string): Promise<void> {
+export async function executeJobRun(ctx: Pick<Platform, 'db' | 'engine' | 'sealer'>, deployments: Pick<DeploymentsService, 'deployableService' | 'lastImage' | 'appendRunLog'>, runId: string): Promise<void> {
   const run = await repo.findRunById(ctx.db, runId);
   if (!run || !await repo.claimRun(ctx.db, runId)) return;
-  const line = (text: string) => repo.insertRunLine(ctx.db, run, text);
+  const line = (text: string) => deployments.appendRunLog(ctx.db, run.id, run.job_id, text);
   const svc = await deployments.deployableService(ctx.db, run.job_id);
   if (!svc) return;
   const service: DriverService = {

@@ -1,13 +1,16 @@
 // SQL for the llm_providers table (owner's sub and name joined from users).
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { isoRequired } from '../../lib/text.ts';
 import type { OwnedScope } from './ownership.ts';
 import type { LlmProvider } from './llm-providers.schemas.ts';
 
-registerConstraint('llm_providers_org_name_key', 'LLM provider name is already taken in this organization');
-registerConstraint('llm_providers_user_name_key', 'You already have a personal LLM provider with this name in this organization');
-registerConstraint('agentic_workflows_llm_provider_in_use', 'LLM provider is used by an agentic workflow; change the workflow first');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const LLM_PROVIDER_CONSTRAINTS: ConstraintMessages = {
+  llm_providers_org_name_key: { status: 409, message: 'LLM provider name is already taken in this organization' },
+  llm_providers_user_name_key: { status: 409, message: 'You already have a personal LLM provider with this name in this organization' },
+  agentic_workflows_llm_provider_in_use: { status: 409, message: 'LLM provider is used by an agentic workflow; change the workflow first' },
+};
 
 export interface ProviderRow {
   id: string; organization_id: string; name: string; description: string; type: string; scope: OwnedScope;

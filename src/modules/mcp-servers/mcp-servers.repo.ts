@@ -1,12 +1,15 @@
 // SQL for the mcp_servers table (owner's sub and name joined from users).
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { isoRequired } from '../../lib/text.ts';
 import type { OwnedScope } from '../llm-providers/ownership.ts';
 import type { McpServer } from './mcp-servers.schemas.ts';
 
-registerConstraint('mcp_servers_org_name_key', 'MCP server name is already taken in the organization');
-registerConstraint('mcp_servers_user_name_key', 'You already have a personal MCP server with this name in this organization');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const MCP_SERVER_CONSTRAINTS: ConstraintMessages = {
+  mcp_servers_org_name_key: { status: 409, message: 'MCP server name is already taken in the organization' },
+  mcp_servers_user_name_key: { status: 409, message: 'You already have a personal MCP server with this name in this organization' },
+};
 
 export interface McpRow {
   id: string; organization_id: string; name: string; description: string; url: string; scope: OwnedScope;

@@ -1,12 +1,15 @@
 // SQL for memberships and invitations.
 import type { Queryable } from '../../db/db.ts';
 import { selectPage } from '../../db/page.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { ROLE_IDS, ROLE_NAMES, type Role } from '../access/roles.ts';
 import type { InviteMember, Member } from './members.schemas.ts';
 
-registerConstraint('invitations_pending_email_key', 'User already invited');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const MEMBER_CONSTRAINTS: ConstraintMessages = {
+  invitations_pending_email_key: { status: 409, message: 'User already invited' },
+};
 
 interface MemberRow {
   user_id: string; email: string | null; name: string | null; last_activity_at: Date | null;

@@ -1,11 +1,14 @@
 // SQL for the organizations table.
 import type { Queryable } from '../../db/db.ts';
 import { selectPage } from '../../db/page.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import type { Organization, OrganizationRequest } from './organizations.schemas.ts';
 
-registerConstraint('organizations_name_key', 'Organization name is already taken');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const ORGANIZATION_CONSTRAINTS: ConstraintMessages = {
+  organizations_name_key: { status: 409, message: 'Organization name is already taken' },
+};
 
 interface OrganizationRow {
   id: string; name: string; description: string | null; plan: string; website_url: string | null;

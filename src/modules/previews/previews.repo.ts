@@ -119,27 +119,6 @@ export async function servicesOf(tx: Queryable, environmentId: string): Promise<
       where s.environment_id = $1 order by 5, s.id`, [environmentId]);
 }
 
-/**
- * A service of a preview copy now builds the pull request's branch (its git source's `branch`);
- * `auto_deploy` off: the copy follows the pull request's events, not pushes to the branch.
- */
-export async function switchBranch(tx: Queryable, serviceId: string, type: string, branch: string): Promise<void> {
-  const path = type === 'JOB' ? '{source,docker,git_repository,branch}' : '{git_repository,branch}';
-  await tx.query(
-    `update services set spec = jsonb_set(jsonb_set(spec, $2::text[], to_jsonb($3::text)), '{auto_deploy}', 'false'::jsonb), updated_at = now()
-      where id = $1`, [serviceId, path, branch]);
-}
-
-/** pushes the copy's expiry back (each event of its pull request) */
-export async function setExpiry(tx: Queryable, environmentId: string, expiresAt: string): Promise<void> {
-  await tx.query(`update environments set expires_at = $2 where id = $1 and mode = 'PREVIEW'`, [environmentId, expiresAt]);
-}
-
-/** deletes a preview copy (never an environment of another mode) */
-export async function deletePreviewEnvironment(tx: Queryable, environmentId: string): Promise<boolean> {
-  return (await tx.query(`delete from environments where id = $1 and mode = 'PREVIEW' returning id`, [environmentId])).length > 0;
-}
-
 export async function environmentExists(tx: Queryable, environmentId: string): Promise<boolean> {
   return (await tx.query('select 1 from environments where id = $1 and not deleting', [environmentId])).length > 0;
 }

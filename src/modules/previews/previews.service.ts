@@ -36,12 +36,12 @@ export interface PreviewsService {
 }
 
 export function createPreviewsService(deps: {
-  db: Db; scope: ScopeService; environments: EnvironmentsService; deployments: DeploymentsService;
+  db: Db; scope: ScopeService; environments: EnvironmentsService; deployments: DeploymentsService; services: StepDeps['services'];
   config: { previewMaxPerEnvironment: number; previewTtlHours: number };
 }): PreviewsService {
   const { db, scope } = deps;
   const stepDeps: StepDeps = {
-    environments: deps.environments, deployments: deps.deployments,
+    environments: deps.environments, deployments: deps.deployments, services: deps.services,
     maxPerEnvironment: deps.config.previewMaxPerEnvironment, ttlHours: deps.config.previewTtlHours,
   };
 

@@ -10,6 +10,7 @@ import type { Queryable } from '../../db/db.ts';
 import { recordGitEvent } from '../audit/audit.service.ts';
 import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { EnvironmentsService, RemovedEnvironments } from '../environments/environments.service.ts';
+import type { ServicesService } from '../services/services.service.ts';
 import * as repo from './previews.repo.ts';
 import {
   capMessage, deploymentOrder, gitSourceOf, previewedBy, previewEnabled, previewEnvironmentName, previewExpiry, previewLogLines,
@@ -17,7 +18,7 @@ import {
 } from './previews.rules.ts';
 
 export interface StepDeps {
-  environments: EnvironmentsService; deployments: DeploymentsService;
+  environments: EnvironmentsService; deployments: DeploymentsService; services: Pick<ServicesService, 'switchPreviewBranch'>;
   maxPerEnvironment: number; ttlHours: number; now?: () => Date;
 }
 
@@ -83,7 +84,7 @@ export async function openPreview(tx: Queryable, deps: StepDeps, input: StepInpu
   const copy = await deps.environments.cloneForSystem(tx, source.id, { name, mode: 'PREVIEW', expiresAt: previewExpiry(now, deps.ttlHours) });
   const services = await repo.servicesOf(tx, copy.id);
   const previewed = new Set(services.filter((s) => previewedBy(s, keys, e.baseBranch)).map((s) => s.id));
-  for (const s of services) if (previewed.has(s.id)) await repo.switchBranch(tx, s.id, s.type, e.headBranch);
+  for (const s of services) if (previewed.has(s.id)) await deps.services.switchPreviewBranch(tx, s.id, s.type, e.headBranch);
   const row = await save(tx, input, 'OPEN', null, { id: copy.id, name: copy.name });
   const deploymentIds: string[] = [];
   for (const s of deploymentOrder(services)) deploymentIds.push((await deps.deployments.request(tx, deployInput(e, s.id, previewed.has(s.id), row))).id);
@@ -95,7 +96,7 @@ export async function openPreview(tx: Queryable, deps: StepDeps, input: StepInpu
 export async function refreshPreview(tx: Queryable, deps: StepDeps, input: StepInput & { row: repo.PreviewRow }): Promise<PreviewOutcome> {
   const { e, source, row, keys } = input;
   const copyId = row.preview_environment_id!;
-  await repo.setExpiry(tx, copyId, previewExpiry(deps.now?.() ?? new Date(), deps.ttlHours));
+  await deps.environments.setPreviewExpiry(tx, copyId, previewExpiry(deps.now?.() ?? new Date(), deps.ttlHours));
   if (row.head_commit === e.headCommit && row.head_branch === e.headBranch) {
     const same = await save(tx, input, 'OPEN', row.message, undefined);
     return result(source, 'unchanged', same);
@@ -110,7 +111,7 @@ export async function refreshPreview(tx: Queryable, deps: StepDeps, input: StepI
   const saved = await save(tx, input, 'OPEN', null, undefined);
   const deploymentIds: string[] = [];
   for (const s of previewed) {
-    if (gitSourceOf(s.type, s.spec)?.branch !== e.headBranch) await repo.switchBranch(tx, s.id, s.type, e.headBranch);
+    if (gitSourceOf(s.type, s.spec)?.branch !== e.headBranch) await deps.services.switchPreviewBranch(tx, s.id, s.type, e.headBranch);
     deploymentIds.push((await deps.deployments.request(tx, deployInput(e, s.id, true, saved))).id);
   }
   await audit(tx, source, 'UPDATE', saved, e, deploymentIds);
@@ -128,7 +129,7 @@ export async function closePreview(tx: Queryable, deps: StepDeps, input: StepInp
   await repo.update(tx, row.id, { state: 'CLOSED', message });
   if (copyId) {
     await deps.environments.prepareRemoval(tx, source.organization_id, [copyId]);
-    await repo.deletePreviewEnvironment(tx, copyId);
+    await deps.environments.removePreview(tx, copyId);
   }
   const closed = await repo.update(tx, row.id, {});
   await audit(tx, source, 'DELETE', closed, e);
@@ -140,14 +141,14 @@ export async function closePreview(tx: Queryable, deps: StepDeps, input: StepInp
  * transaction); a copy deleted some other way (by hand, its expiry, its project's deletion)
  * closes its preview, saying how.
  */
-export async function beforeEnvironmentsRemoved(tx: Queryable, environments: Pick<EnvironmentsService, 'prepareRemoval'>,
+export async function beforeEnvironmentsRemoved(tx: Queryable, environments: Pick<EnvironmentsService, 'prepareRemoval' | 'removePreview'>,
   { organizationId, environmentIds }: RemovedEnvironments): Promise<void> {
   const copies = await repo.openCopiesOf(tx, environmentIds);
   if (copies.length > 0) {
     const ids = copies.map((c) => c.preview_environment_id);
     await repo.closeRemoved(tx, ids, 'the environment it previews was deleted, and the preview environment with it');
     await environments.prepareRemoval(tx, organizationId, ids);
-    for (const id of ids) await repo.deletePreviewEnvironment(tx, id);
+    for (const id of ids) await environments.removePreview(tx, id);
   }
   await repo.closeRemoved(tx, environmentIds, null);
 }

@@ -1,12 +1,15 @@
 // SQL for the projects table.
 import type { Queryable } from '../../db/db.ts';
 import { selectPage, storedCount } from '../../db/page.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { AuditedInsert, returningInsert, type CreationEvent } from '../audit/audit.creation.ts';
 import type { Project, ProjectRequest } from './projects.schemas.ts';
 
-registerConstraint('projects_org_name_key', 'Project name is already taken in this organization');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const PROJECT_CONSTRAINTS: ConstraintMessages = {
+  projects_org_name_key: { status: 409, message: 'Project name is already taken in this organization' },
+};
 
 interface ProjectRow {
   id: string; organization_id: string; name: string; description: string; created_at: Date; updated_at: Date | null; env_count: number;

@@ -1,10 +1,13 @@
 // SQL for the container_registries table.
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import type { RegistryRef } from './registries.schemas.ts';
 
-registerConstraint('container_registries_org_name_key', 'Container registry name is already taken in this organization');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const REGISTRY_CONSTRAINTS: ConstraintMessages = {
+  container_registries_org_name_key: { status: 409, message: 'Container registry name is already taken in this organization' },
+};
 
 interface RegistryRow {
   id: string; organization_id: string; name: string; kind: string; url: string; description: string;

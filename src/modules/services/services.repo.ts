@@ -1,11 +1,14 @@
 // SQL for the services table (every service type) and the registry lookups services need.
 import type { Queryable } from '../../db/db.ts';
 import { selectPage, storedCount } from '../../db/page.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import type { Registry } from './common.schemas.ts';
 import { AuditedInsert, returningInsert, type CreationEvent } from '../audit/audit.creation.ts';
 
-registerConstraint('services_environment_name_key', 'Service name is already taken in this environment');
+/** the user-facing messages of this table's constraints (composed in src/modules/constraints.ts) */
+export const SERVICE_CONSTRAINTS: ConstraintMessages = {
+  services_environment_name_key: { status: 409, message: 'Service name is already taken in this environment' },
+};
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -111,4 +114,57 @@ export async function findServicesInEnvironment(db: Queryable, environmentId: st
 /** the services (of these environments, or these ids) deployed at least once */
 export async function findDeployedServices(db: Queryable, by: 'environment_id' | 'id', ids: readonly string[]): Promise<ServiceRow[]> {
   return db.query<ServiceRow>(`select ${COLUMNS} from services where ${by} = any($1::uuid[]) and deployment_status <> 'NEVER_DEPLOYED'`, [ids]);
+}
+
+// ---- writes other modules ask for, through the services service (this module owns the table)
+
+/** a clone's copy of one service row (every column, present and future) into another environment:
+ * new id, re-sealed secrets, runtime state back to STOPPED / NEVER_DEPLOYED */
+export async function copyService(db: Queryable, serviceId: string, toEnvironmentId: string, secrets: unknown): Promise<string> {
+  const rows = await db.query<{ id: string }>(
+    `insert into services
+     select (jsonb_populate_record(null::services, to_jsonb(s) || jsonb_build_object(
+       'id', gen_random_uuid(), 'environment_id', $2::uuid, 'secrets', $3::jsonb, 'state', 'STOPPED',
+       'deployment_status', 'NEVER_DEPLOYED', 'last_deployment_at', null, 'created_at', now(), 'updated_at', null))).*
+       from services s where s.id = $1
+     returning id`, [serviceId, toEnvironmentId, JSON.stringify(secrets ?? {})]);
+  return rows[0]!.id;
+}
+
+/**
+ * A service of a preview copy now builds the pull request's branch (its git source's `branch`);
+ * `auto_deploy` off: the copy follows the pull request's events, not pushes to the branch.
+ */
+export async function switchBranch(tx: Queryable, serviceId: string, type: string, branch: string): Promise<void> {
+  const path = type === 'JOB' ? '{source,docker,git_repository,branch}' : '{git_repository,branch}';
+  await tx.query(
+    `update services set spec = jsonb_set(jsonb_set(spec, $2::text[], to_jsonb($3::text)), '{auto_deploy}', 'false'::jsonb), updated_at = now()
+      where id = $1`, [serviceId, path, branch]);
+}
+
+/** deployed services whose variables a change at this owner affects become OUT_OF_DATE */
+export async function markServicesOutOfDate(db: Queryable, level: 'project' | 'environment' | 'service', parentId: string): Promise<void> {
+  const where = level === 'project' ? STALE_PROJECT : level === 'environment' ? STALE_ENVIRONMENT : STALE_SERVICE;
+  await db.query(where, [parentId]);
+}
+const STALE = `update services set deployment_status = 'OUT_OF_DATE' where deployment_status = 'UP_TO_DATE'`;
+const STALE_PROJECT = `${STALE} and project_id = $1`;
+const STALE_ENVIRONMENT = `${STALE} and environment_id = $1`;
+const STALE_SERVICE = `${STALE} and id = $1`;
+
+export async function setServiceState(tx: Queryable, serviceId: string, state: string): Promise<void> {
+  await tx.query('update services set state = $2 where id = $1', [serviceId, state]);
+}
+
+/** after a successful deploy: UP_TO_DATE unless the service was edited while it deployed */
+export async function markServiceDeployed(tx: Queryable, serviceId: string, startedAt: Date | null): Promise<void> {
+  await tx.query(
+    `update services set state = 'RUNNING', last_deployment_at = now(),
+       deployment_status = case when updated_at is not null and $2::timestamptz is not null and updated_at > $2::timestamptz
+         then 'OUT_OF_DATE' else 'UP_TO_DATE' end where id = $1`,
+    [serviceId, startedAt]);
+}
+
+export async function markServiceUninstalled(tx: Queryable, serviceId: string): Promise<void> {
+  await tx.query(`update services set state = 'STOPPED', deployment_status = 'NEVER_DEPLOYED' where id = $1`, [serviceId]);
 }

@@ -97,6 +97,19 @@ export interface ServicesService {
   rowsInEnvironment(db: Queryable, environmentId: string, ids: readonly string[], lowerNames: readonly string[]): Promise<ServiceRow[]>;
   /** the rows of the services (of these environments, or these ids) deployed at least once */
   deployedRows(db: Queryable, by: 'environment_id' | 'id', ids: readonly string[]): Promise<ServiceRow[]>;
+  // writes other modules ask for, each in the caller's transaction
+  /** an environment clone's copy of one service row: new id, these (re-sealed) secrets, never deployed */
+  copyInto(tx: Queryable, serviceId: string, toEnvironmentId: string, secrets: unknown): Promise<string>;
+  /** a preview copy's service builds the pull request's branch, `auto_deploy` off (previews) */
+  switchPreviewBranch(tx: Queryable, serviceId: string, type: string, branch: string): Promise<void>;
+  /** deployed services whose variables a change at this owner affects become OUT_OF_DATE (variables) */
+  markOutOfDate(tx: Queryable, level: 'project' | 'environment' | 'service', parentId: string): Promise<void>;
+  /** a service's runtime state as its deployments move it (deployments) */
+  setState(tx: Queryable, serviceId: string, state: string): Promise<void>;
+  /** after a successful deploy: RUNNING, UP_TO_DATE unless edited since `startedAt` (deployments) */
+  markDeployed(tx: Queryable, serviceId: string, startedAt: Date | null): Promise<void>;
+  /** after an uninstall: STOPPED, NEVER_DEPLOYED (deployments) */
+  markUninstalled(tx: Queryable, serviceId: string): Promise<void>;
 }
 
 function toStatus(row: ServiceRow): ServiceStatus {
@@ -139,6 +152,12 @@ export function createServicesService(deps: ServicesDeps): ServicesService {
     rowsById: (q, ids) => repo.findServicesByIds(q, ids),
     rowsInEnvironment: (q, environmentId, ids, lowerNames) => repo.findServicesInEnvironment(q, environmentId, ids, lowerNames),
     deployedRows: (q, by, ids) => repo.findDeployedServices(q, by, ids),
+    copyInto: (tx, serviceId, toEnvironmentId, secrets) => repo.copyService(tx, serviceId, toEnvironmentId, secrets),
+    switchPreviewBranch: (tx, serviceId, type, branch) => repo.switchBranch(tx, serviceId, type, branch),
+    markOutOfDate: (tx, level, parentId) => repo.markServicesOutOfDate(tx, level, parentId),
+    setState: (tx, serviceId, state) => repo.setServiceState(tx, serviceId, state),
+    markDeployed: (tx, serviceId, startedAt) => repo.markServiceDeployed(tx, serviceId, startedAt),
+    markUninstalled: (tx, serviceId) => repo.markServiceUninstalled(tx, serviceId),
     async create(p, environmentId, h, body, creation) {
       const env = await scope.environment(p, environmentId, 'write');
       refuseWhileDeleting(env);

@@ -1,12 +1,15 @@
 // SQL for API tokens: only the SHA-256 hash of a token is stored.
 import type { Queryable } from '../../db/db.ts';
 import { selectPage } from '../../db/page.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 import { iso, isoRequired } from '../../lib/text.ts';
 import { ROLE_IDS, ROLE_NAMES, type Role } from '../access/roles.ts';
 import type { ApiToken } from './tokens.schemas.ts';
 
-registerConstraint('api_tokens_org_name_key', 'Organization Api Token name is already taken');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const TOKEN_CONSTRAINTS: ConstraintMessages = {
+  api_tokens_org_name_key: { status: 409, message: 'Organization Api Token name is already taken' },
+};
 
 interface TokenRow {
   id: string; name: string; description: string; role: Role; created_by_name: string | null;

@@ -2,7 +2,7 @@
 // is_secret}]`, `overwrite`): every entry is checked first (one bad entry → 400, nothing
 // written), then all are written in one transaction. Existing keys are skipped, or with
 // `overwrite` get the new value, except secrets, aliases and secret imports (never overwritten).
-import type { Db } from '../../db/db.ts';
+import type { Db, Queryable } from '../../db/db.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 import { badRequest } from '../../lib/errors.ts';
 import { ownerAbove, type Owner } from './owners.ts';
@@ -10,7 +10,13 @@ import * as repo from './variables.repo.ts';
 import { keyProblem } from './variables.rules.ts';
 import type { VariableImport, VariableImportRequest } from './variables.schemas.ts';
 
-export async function importVariables(db: Db, sealer: Sealer, service: Owner, body: VariableImportRequest): Promise<VariableImport> {
+/** what variables ask of the services module (its table): deployed services a change affects become
+ * OUT_OF_DATE; declared here, given by the composition root (the services service is made later) */
+export interface ServicesOutOfDate {
+  markOutOfDate(tx: Queryable, level: 'project' | 'environment' | 'service', parentId: string): Promise<void>;
+}
+
+export async function importVariables(db: Db, sealer: Sealer, services: ServicesOutOfDate, service: Owner, body: VariableImportRequest): Promise<VariableImport> {
   const seen = new Set<string>();
   const items = body.vars.map((v, i) => {
     const problem = keyProblem(v.name);
@@ -44,7 +50,7 @@ export async function importVariables(db: Db, sealer: Sealer, service: Owner, bo
       imported.push(it.is_secret ? { name: it.name, scope: it.scope, is_secret: true } : { name: it.name, value: it.value, scope: it.scope, is_secret: false });
       touched.set(it.target.id, it.target);
     }
-    for (const o of touched.values()) await repo.markServicesOutOfDate(tx, o.kind.level, o.id);
+    for (const o of touched.values()) await services.markOutOfDate(tx, o.kind.level, o.id);
     return { total_variables_to_import: body.vars.length, successful_imported_variables: imported };
   });
 }

@@ -1,9 +1,12 @@
 // SQL of the variables table (and the few reads of projects/services it needs). Views never
 // select `value_sealed`: only the resolution for rendering and the clone copy read it.
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
+import type { ConstraintMessages } from '../../db/errors.ts';
 
-registerConstraint('variables_parent_key', 'Variable already exists at this scope');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const VARIABLE_CONSTRAINTS: ConstraintMessages = {
+  variables_parent_key: { status: 409, message: 'Variable already exists at this scope' },
+};
 
 export interface VariableRow {
   id: string; organization_id: string; project_id: string; environment_id: string | null; service_id: string | null;
@@ -87,16 +90,6 @@ export async function updateVariable(db: Queryable, id: string, c: VariableChang
 export async function deleteVariable(db: Queryable, id: string): Promise<void> {
   await db.query('delete from variables where id = $1', [id]);
 }
-
-/** deployed services whose variables a change at this owner affects become OUT_OF_DATE */
-export async function markServicesOutOfDate(db: Queryable, level: 'project' | 'environment' | 'service', parentId: string): Promise<void> {
-  const where = level === 'project' ? STALE_PROJECT : level === 'environment' ? STALE_ENVIRONMENT : STALE_SERVICE;
-  await db.query(where, [parentId]);
-}
-const STALE = `update services set deployment_status = 'OUT_OF_DATE' where deployment_status = 'UP_TO_DATE'`;
-const STALE_PROJECT = `${STALE} and project_id = $1`;
-const STALE_ENVIRONMENT = `${STALE} and environment_id = $1`;
-const STALE_SERVICE = `${STALE} and id = $1`;
 
 export async function findProject(db: Queryable, id: string): Promise<{ id: string; organization_id: string } | null> {
   const rows = await db.query<{ id: string; organization_id: string }>('select id, organization_id from projects where id = $1', [id]);

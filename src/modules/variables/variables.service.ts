@@ -12,7 +12,7 @@ import type { ScopeService } from '../scope/scope.service.ts';
 import { effectiveForView } from './effective.ts';
 import type { EffectiveVariable } from './effective.rules.ts';
 import { createOwnerResolver, type Owner } from './owners.ts';
-import { importVariables } from './variables.import.ts';
+import { importVariables, type ServicesOutOfDate } from './variables.import.ts';
 import type { VariableImport, VariableImportRequest } from './variables.schemas.ts';
 import { kindOfScope } from './parents.ts';
 import * as repo from './variables.repo.ts';
@@ -45,7 +45,11 @@ export interface VariablesService {
   import(p: Principal, scope: string, serviceId: string, body: VariableImportRequest): Promise<VariableImport>;
 }
 
-export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: ScopeService; organizations: OrganizationsService }): VariablesService {
+export function createVariablesService(deps: {
+  db: Db; sealer: Sealer; scope: ScopeService; organizations: OrganizationsService;
+  /** the services module, whose rows become OUT_OF_DATE when their variables change */
+  services: ServicesOutOfDate;
+}): VariablesService {
   const { db, sealer, organizations } = deps;
   const resolveOwner = createOwnerResolver(deps);
 
@@ -108,7 +112,7 @@ export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: Sc
         mountPath: kind === 'OVERRIDE' ? target.mount_path : null,
         description: extras.description ?? null, interpolation: extras.enable_interpolation_in_file ?? null, targetId: target.id,
       });
-      await repo.markServicesOutOfDate(tx, owner.kind.level, owner.id);
+      await deps.services.markOutOfDate(tx, owner.kind.level, owner.id);
       return id;
     });
     return reload(id);
@@ -134,7 +138,7 @@ export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: Sc
           mountPath: input.mount_path ?? null, description: input.description ?? null,
           interpolation: input.enable_interpolation_in_file ?? null, targetId: null,
         });
-        await repo.markServicesOutOfDate(tx, owner.kind.level, owner.id);
+        await deps.services.markOutOfDate(tx, owner.kind.level, owner.id);
         return id;
       });
       return reload(id);
@@ -174,7 +178,7 @@ export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: Sc
           description: input.description !== undefined ? input.description : row.description,
           interpolation: input.enable_interpolation_in_file !== undefined ? input.enable_interpolation_in_file : row.enable_interpolation_in_file,
         });
-        await repo.markServicesOutOfDate(tx, levelOf(row.scope), row.parent_id);
+        await deps.services.markOutOfDate(tx, levelOf(row.scope), row.parent_id);
       });
       return reload(row.id);
     },
@@ -191,7 +195,7 @@ export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: Sc
       await db.transaction(async (tx) => {
         // aliases and overrides of it go too (foreign key cascade); they live at this owner or below
         await repo.deleteVariable(tx, row.id);
-        await repo.markServicesOutOfDate(tx, levelOf(row.scope), row.parent_id);
+        await deps.services.markOutOfDate(tx, levelOf(row.scope), row.parent_id);
       });
     },
 
@@ -212,7 +216,7 @@ export function createVariablesService(deps: { db: Db; sealer: Sealer; scope: Sc
 
     async import(p, scopeName, serviceId, body) {
       if (kindOfScope(scopeName).level !== 'service') throw badRequest('Variables are imported into a service');
-      return importVariables(db, sealer, await resolveOwner(p, scopeName, serviceId, 'write'), body);
+      return importVariables(db, sealer, deps.services, await resolveOwner(p, scopeName, serviceId, 'write'), body);
     },
   };
 }

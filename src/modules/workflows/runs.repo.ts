@@ -170,13 +170,6 @@ export async function copyDeploymentOrder(db: Queryable, environmentId: string, 
      where environment_id = $1 order by 2, created_at, id`, [environmentId, workflowName]);
 }
 
-/** deletes a throwaway copy made for a run (never an environment a person made) */
-export async function deleteRunCopy(db: Queryable, environmentId: string): Promise<boolean> {
-  const rows = await db.query<{ id: string }>(
-    'delete from environments where id = $1 and cloned_from_id is not null and expires_at is not null returning id', [environmentId]);
-  return rows.length > 0;
-}
-
 export async function runCopyOrganization(db: Queryable, environmentId: string): Promise<string | null> {
   const rows = await db.query<{ organization_id: string }>(
     'select organization_id from environments where id = $1 and cloned_from_id is not null and expires_at is not null', [environmentId]);

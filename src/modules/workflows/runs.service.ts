@@ -82,7 +82,7 @@ export function createWorkflowRunsService(deps: {
       const organizationId = await repo.runCopyOrganization(tx, environmentId);
       if (!organizationId) return false;
       await deps.environments.prepareRemoval(tx, organizationId, [environmentId]);
-      return repo.deleteRunCopy(tx, environmentId);
+      return deps.environments.removeRunCopy(tx, environmentId);
     }),
     async hook(workflowId, secret, ip, payload) {
       const row = await workflowsRepo.findWorkflow(db, workflowId);

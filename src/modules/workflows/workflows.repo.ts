@@ -2,11 +2,11 @@
 // sealed api_key and webhook secret in secrets), their `agentic_workflows` row (next_run_at,
 // llm_provider_id) and their attached MCP connectors.
 import type { Queryable } from '../../db/db.ts';
-import { registerConstraint } from '../../db/errors.ts';
 import type { McpRef, WorkflowSpec } from './workflows.rules.ts';
 import { AuditedInsert, type CreationEvent } from '../audit/audit.creation.ts';
 
-registerConstraint('services_environment_name_key', 'Service name is already taken in this environment');
+// its rows' name clash (services_environment_name_key) is the services module's constraint: its
+// message is declared there (services.repo.ts: SERVICE_CONSTRAINTS)
 
 export interface WorkflowSecrets { api_key?: string; webhook_secret?: string }
 

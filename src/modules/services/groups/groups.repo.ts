@@ -1,11 +1,14 @@
 // SQL for annotations_groups and labels_groups, and the lookups services make of them.
 import type { Queryable } from '../../../db/db.ts';
-import { registerConstraint } from '../../../db/errors.ts';
+import type { ConstraintMessages } from '../../../db/errors.ts';
 import { iso, isoRequired } from '../../../lib/text.ts';
 import type { AnnotationsGroup, AnnotationsGroupRequest, LabelsGroup, LabelsGroupRequest } from './groups.schemas.ts';
 
-registerConstraint('annotations_groups_org_name_key', 'Annotations group name is already taken in this organization');
-registerConstraint('labels_groups_org_name_key', 'Labels group name is already taken in this organization');
+/** the user-facing messages of this module's constraints (composed in src/modules/constraints.ts) */
+export const SERVICE_GROUP_CONSTRAINTS: ConstraintMessages = {
+  annotations_groups_org_name_key: { status: 409, message: 'Annotations group name is already taken in this organization' },
+  labels_groups_org_name_key: { status: 409, message: 'Labels group name is already taken in this organization' },
+};
 
 export type GroupKind = 'annotations' | 'labels';
 
