@@ -7,7 +7,7 @@
 // backup kept in a store the organization left answered with 409.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { subscribeTasks } from '../../src/workers/handlers.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
@@ -155,6 +155,14 @@ describe('database backups (background work and storage, simulated engine)', () 
     assert.equal(download.status, 200);
     assert.match(download.raw, /simulated/i);
 
+    // a byte flipped in the bucket: the drill cannot open it and says so
+    const object = join(s3.directory, s3.bucket, 'prod', org.id, dbId, `${there.id}.dump.gz.enc._S3rver_object`);
+    const bytes = await readFile(object);
+    bytes.writeUInt8(bytes.readUInt8(100) ^ 0xff, 100);
+    await writeFile(object, bytes);
+    assert.equal((await api('POST', `/database/${dbId}/backup/${there.id}/drill`)).status, 202);
+    const drilled = await eventually(async () => (await api('GET', `/database/${dbId}/backup/${there.id}`)).body.drill, 20_000);
+    assert.ok(drilled.error, 'the drill of a damaged object fails');
     assert.match(expectErrorBody(await api('POST', `/database/${dbId}/backup/${before.id}/restore`, {}), 409).message, /kept in LOCAL/);
     assert.equal((await api('DELETE', `/database/${dbId}/backup/${there.id}`)).status, 204);
     assert.equal(s3.pendingUploads().length, 0);
