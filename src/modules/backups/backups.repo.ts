@@ -147,10 +147,15 @@ export async function enabledPolicies(db: Queryable): Promise<PolicyRow[]> {
   return db.query<PolicyRow>('select * from backup_policies where enabled order by database_id');
 }
 
-/** claims a slot: true once per slot across processes (last_run_at moves only if it is still what was read) */
+/**
+ * claims a slot: true once per slot across processes (the column moves only if it is still what was
+ * read). PostgreSQL keeps microseconds and a Date milliseconds: "what was read" is within 1 ms.
+ */
 export async function claimPolicySlot(db: Queryable, databaseId: string, column: 'last_run_at' | 'last_drill_at', seen: Date | null, now: Date): Promise<boolean> {
-  return (await db.query(`update backup_policies set ${column} = $3 where database_id = $1 and ${column} is not distinct from $2 returning database_id`,
-    [databaseId, seen, now])).length === 1;
+  return (await db.query(`update backup_policies set ${column} = $3 where database_id = $1
+    and (case when $2::timestamptz is null then ${column} is null
+      else ${column} between $2::timestamptz - interval '1 millisecond' and $2::timestamptz + interval '1 millisecond' end)
+    returning database_id`, [databaseId, seen, now])).length === 1;
 }
 
 export async function setOverdue(db: Queryable, databaseId: string, since: Date | null): Promise<void> {
