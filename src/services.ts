@@ -31,6 +31,9 @@ import { createJobRunsService, type JobRunsService } from './modules/job-runs/jo
 import { createAuditService, type AuditService } from './modules/audit/audit.service.ts';
 import { createGitPushService, type GitPushService } from './modules/git-push/git-push.service.ts';
 import { createPreviewsService, type PreviewsService } from './modules/previews/previews.service.ts';
+import { createProviderStatusService, type ProviderStatusService } from './modules/provider-status/provider-status.service.ts';
+import { repositoryOfSpec, type RetrySchedule } from './modules/provider-status/provider-status.rules.ts';
+import { defaultServiceUrl } from './modules/services/links.ts';
 import { createStreamsService, type StreamsService } from './modules/streams/streams.service.ts';
 import type { StreamPeriods } from './modules/streams/sse.ts';
 import { createDomainsService, type DomainsService } from './modules/domains/domains.service.ts';
@@ -74,6 +77,7 @@ export interface Services {
   audit: AuditService;
   gitPush: GitPushService;
   previews: PreviewsService;
+  providerStatus: ProviderStatusService;
   deploymentRunner: DeploymentRunner;
   streams: StreamsService;
   domains: DomainsService;
@@ -94,6 +98,8 @@ export interface Tuning {
   deploymentWorkers?: Partial<DeploymentWorkerSettings>;
   /** live streams' keep-alive and safety-poll periods */
   streams?: Partial<StreamPeriods>;
+  /** the retry schedule of posts to git providers (statuses, pull request comments) */
+  providerRetries?: Partial<RetrySchedule>;
 }
 
 export function createServices(platform: Platform, tuning: Tuning = {}): Services {
@@ -144,7 +150,12 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       markDeployed: (tx, id, startedAt) => services.markDeployed(tx, id, startedAt),
       markUninstalled: (tx, id) => services.markUninstalled(tx, id),
     },
+    // status on the provider: a push's or a preview's deployment is reported at each change
+    // (a row and a task in this transaction; the post runs after it, through the queue)
+    onRequested: (tx, d) => providerStatus.onDeployment(tx, d),
+    onStarted: (tx, d) => providerStatus.onDeployment(tx, d),
     onSettled: async (tx, d) => {
+      await providerStatus.onDeployment(tx, d);
       await workflowRuns.onDeploymentSettled(tx, d);
       await jobRuns.onDeploymentSettled(tx, d);
       // notification channels: a failed deployment is its service's incident (one message until it
@@ -176,7 +187,21 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
   const serviceGroups = createServiceGroupsService({ db, organizations });
   const jobRuns = createJobRunsService({ db, scope, deployments });
   const audit = createAuditService({ db, organizations });
-  const previews = createPreviewsService({ db, scope, environments, deployments, services, config });
+  const previews = createPreviewsService({
+    db, scope, environments, deployments, services, config,
+    reportingOf: (ids) => providerStatus.reportingOf(ids),
+    onClosed: (tx, preview) => providerStatus.onPreviewClosed(tx, preview),
+  });
+  const providerStatus = createProviderStatusService({
+    db, sealer, queue, deployments, previews, retries: tuning.providerRetries,
+    transport: { allowPrivate: config.webhookAllowPrivateTargets, timeoutMs: 10_000 },
+    serviceFacts: async (serviceId) => {
+      const row = await services.findRow(serviceId);
+      return row ? { name: row.name, ...repositoryOfSpec(row.type, row.spec) } : null;
+    },
+    // the service's default public URL (as GET /application/{id}/link lists it first), or null
+    serviceUrl: (serviceId) => defaultServiceUrl({ db, config, engine: platform.engine, services, defaultHostsHttps: () => domains.defaultHostsHttps() }, serviceId),
+  });
   const gitPush = createGitPushService({ db, sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
   const deploymentRunner = createDeploymentRunner({
     ...platform, lifecycle: deployments.lifecycle, settings: tuning.deploymentWorkers,
@@ -210,7 +235,7 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
   });
   return {
     ...backupParts,
-    domains, streams, audit, gitPush, previews, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
+    domains, streams, audit, gitPush, previews, providerStatus, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
     llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules, deploymentRunner,
     runCredentials, notifications,
   };

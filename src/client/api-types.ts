@@ -31557,6 +31557,15 @@ export interface operations {
                             /** @description OPEN: the copy exists (deployed or deploying); REFUSED: the environment had as many open previews as allowed (PREVIEW_MAX_PER_ENVIRONMENT); FAILED: the copy could not be made; CLOSED: the copy was deleted (the pull request closed, the copy expired or was deleted). `message` says why */
                             state: "OPEN" | "REFUSED" | "FAILED" | "CLOSED";
                             message: string | null;
+                            /** @description how berth reports this pull request's deployments to the provider (statuses on the commit, one comment edited in place; README "Pull requests"); null until something was reported */
+                            provider_status: {
+                                /** @description false: berth posts nothing to the provider for this pull request (`reason` says why) */
+                                reporting: boolean;
+                                reason: string | null;
+                                /** @description the last failed attempt to post (retried with back-off) */
+                                last_error: string | null;
+                                last_posted_at: string | null;
+                            } | null;
                         }[];
                         pagination: components["schemas"]["listOrganization.response.200.pagination"];
                     };

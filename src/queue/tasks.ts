@@ -51,6 +51,10 @@ export const TASK_KINDS = {
   'backups.drill': { retryLimit: 0, retryDelay: 10, retryBackoff: false, expireInSeconds: 6 * 3600 },
   /** every minute: fail backups whose worker died, queue scheduled backups and drills, mark overdue databases, apply retention */
   'backups.visit': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 300 },
+  /** post the stages of one deployment not yet posted to its git provider (status on the provider); the handler schedules its own retries */
+  'providers.report': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 300 },
+  /** create or edit the one comment of a pull request with a preview; the handler schedules its own retries */
+  'providers.comment': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 300 },
 } as const satisfies Record<string, TaskKindOptions>;
 
 export type TaskKind = keyof typeof TASK_KINDS;

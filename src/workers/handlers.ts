@@ -58,6 +58,8 @@ export const TASK_HANDLERS = {
   'backups.restore': { run: (ctx, payload, task) => ctx.services.backupLifecycle.restore(String(payload.restoreId), task.signal), concurrency: 2 },
   'backups.drill': { run: (ctx, payload, task) => ctx.services.backupRunner.drill(String(payload.backupId), task.signal) },
   'backups.visit': { run: (ctx) => ctx.services.backupLifecycle.visit() },
+  'providers.report': { run: (ctx, payload) => ctx.services.providerStatus.report(String(payload.deploymentId)), concurrency: 4 },
+  'providers.comment': { run: (ctx, payload) => ctx.services.providerStatus.comment(String(payload.previewId)), concurrency: 2 },
 } satisfies Record<TaskKind, TaskHandlerEntry>;
 
 /** the recurring kinds: a pg-boss schedule (cron, UTC) makes one task per slot across processes */

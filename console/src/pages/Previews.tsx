@@ -33,7 +33,7 @@ export function Previews({ envId }: { envId: string }) {
       )}
       {rows.length > 0 && (
         <table className="previews">
-          <thead><tr><th>Pull request</th><th>Branch</th><th>Commit</th><th>State</th><th>Preview environment</th><th>Updated</th></tr></thead>
+          <thead><tr><th>Pull request</th><th>Branch</th><th>Commit</th><th>State</th><th>On the provider</th><th>Preview environment</th><th>Updated</th></tr></thead>
           <tbody>
             {rows.map((p) => (
               <tr key={p.id} data-preview={p.pull_request_number}>
@@ -41,6 +41,7 @@ export function Previews({ envId }: { envId: string }) {
                 <td>{p.head_branch} <span className="muted">→ {p.base_branch}</span></td>
                 <td><code title={p.head_commit}>{p.head_commit.slice(0, 7)}</code></td>
                 <td><Status value={p.state} />{p.message && <div className="muted small">{p.message}</div>}</td>
+                <td data-provider-status>{providerStatusText(p.provider_status)}</td>
                 <td>
                   {p.preview_environment_id
                     ? <Link href={`/ui/environments/${p.preview_environment_id}`}>{p.preview_environment_name}</Link>
@@ -53,6 +54,18 @@ export function Previews({ envId }: { envId: string }) {
         </table>
       )}
     </section>
+  );
+}
+
+/** how berth reports the pull request to its provider, as text: posting, or why not, and the last error */
+function providerStatusText(s: { reporting: boolean; reason: string | null; last_error: string | null; last_posted_at: string | null } | null) {
+  if (!s) return <span className="muted">nothing posted yet</span>;
+  return (
+    <>
+      {s.reporting ? <span>posting statuses and a comment</span> : <span>not posting: {s.reason}</span>}
+      {s.last_error && <div className="muted small">last error: {s.last_error}</div>}
+      {s.last_posted_at && <div className="muted small">last posted <When at={s.last_posted_at} /></div>}
+    </>
   );
 }
 

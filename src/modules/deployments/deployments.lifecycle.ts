@@ -25,6 +25,8 @@ export interface LifecycleDeps {
   services: ServiceRuntimeState;
   /** what other modules do with a settled deployment (a workflow run's outcome, a cron job's schedule), inside the settling transaction */
   onSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
+  /** what other modules do when a deployment starts (its first running status), inside the starting transaction */
+  onStarted?(tx: Queryable, d: DeploymentRecord): Promise<void>;
   /** abort controllers of the deployments this instance's runner is running, by deployment id: the
    * runner adds and removes them, a cancel through this instance's service aborts the step */
   readonly running: Map<string, AbortController>;
@@ -57,6 +59,7 @@ export async function start(tx: Queryable, deps: LifecycleDeps, d: repo.Deployme
   await repo.setStatus(tx, d.id, status, true);
   await deps.services.setState(tx, d.service_id, status);
   await emitFor(tx, deps, d, 'DEPLOYMENT_STARTED', status, null);
+  if (deps.onStarted) await deps.onStarted(tx, repo.toRecord((await repo.findDeployment(tx, d.id))!));
 }
 
 /** the next running status of a started deployment */

@@ -95,11 +95,15 @@ export function createDeploymentsService(deps: {
   db: Db; queue: TaskQueue; scope: ScopeService;
   /** what other modules do with a settled deployment, inside the settling transaction */
   onSettled: LifecycleDeps['onSettled'];
+  /** what other modules do when a deployment starts, inside the starting transaction */
+  onStarted?: LifecycleDeps['onStarted'];
+  /** what other modules do with a deployment just requested (QUEUED), inside the requesting transaction */
+  onRequested?: (tx: Queryable, d: DeploymentRecord) => Promise<void>;
   /** the services module's state columns a deployment moves */
   services: LifecycleDeps['services'];
 }): DeploymentsService {
   const { db, queue, scope } = deps;
-  const lifecycle: LifecycleDeps = { queue, services: deps.services, onSettled: deps.onSettled, running: new Map() };
+  const lifecycle: LifecycleDeps = { queue, services: deps.services, onSettled: deps.onSettled, onStarted: deps.onStarted, running: new Map() };
 
   async function request(tx: Queryable, input: RequestInput): Promise<DeploymentRecord> {
     const svc = await repo.findService(tx, input.serviceId);
@@ -119,7 +123,9 @@ export function createDeploymentsService(deps: {
     // only the head of the environment's queue gets a task now; the others are woken in turn
     // by the settling of the one before (both hold the environment lock: no lost wake-up)
     if (await repo.queueHead(tx, svc.environment_id) === id) await queue.enqueue(tx, 'deployments.run', { deploymentId: id });
-    return repo.toRecord((await repo.findDeployment(tx, id))!);
+    const record = repo.toRecord((await repo.findDeployment(tx, id))!);
+    if (deps.onRequested) await deps.onRequested(tx, record);
+    return record;
   }
 
   async function cancelIn(tx: Queryable, d: repo.DeploymentRow): Promise<DeploymentRecord> {

@@ -48,3 +48,17 @@ export async function gitPlanOf(db: Queryable, sealer: Sealer, organizationId: s
     token: credential?.token ?? null, username: credential?.username ?? null,
   };
 }
+
+/** what berth needs to call a provider's API with a git token (src/modules/provider-status) */
+export interface GitApiCredential {
+  token: string; type: string; gitApiUrl: string; workspace: string | null;
+  /** when the token was last set or edited: a provider's refusal holds until it changes */
+  changedAt: string;
+}
+
+/** a git token of the organization for a provider's API, unsealed; null when it is gone */
+export async function gitApiCredential(db: Queryable, sealer: Sealer, organizationId: string, gitTokenId: string): Promise<GitApiCredential | null> {
+  const r = await repo.findGitToken(db, organizationId, gitTokenId);
+  if (!r) return null;
+  return { token: sealer.open(r.tokenSealed), type: r.type, gitApiUrl: r.gitApiUrl, workspace: r.workspace, changedAt: r.updatedAt ?? r.createdAt };
+}

@@ -43,13 +43,19 @@ export interface PreviewRow {
 const COLUMNS = `id, organization_id, source_environment_id, provider, repository_key, repository_url, pull_request_number, title, author,
   base_branch, head_branch, head_commit, preview_environment_id, preview_environment_name, state, message, created_at, updated_at`;
 
-function toPreview(r: PreviewRow): Preview {
+function toPreview(r: PreviewRow): Omit<Preview, 'provider_status'> {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), environment: { id: r.source_environment_id },
     provider: r.provider, repository_url: r.repository_url, pull_request_number: r.pull_request_number, title: r.title, author: r.author,
     base_branch: r.base_branch, head_branch: r.head_branch, head_commit: r.head_commit,
     preview_environment_id: r.preview_environment_id, preview_environment_name: r.preview_environment_name, state: r.state, message: r.message,
   };
+}
+
+/** one preview by id (no lock), or null */
+export async function findById(db: Queryable, id: string): Promise<PreviewRow | null> {
+  const rows = await db.query<PreviewRow>(`select ${COLUMNS} from previews where id = $1`, [id]);
+  return rows[0] ?? null;
 }
 
 export async function findLocked(tx: Queryable, sourceId: string, repositoryKey: string, number: number): Promise<PreviewRow | null> {
@@ -124,7 +130,7 @@ export async function environmentExists(tx: Queryable, environmentId: string): P
 }
 
 /** open previews first, then the most recently changed */
-export async function listOf(db: Queryable, sourceId: string, limit: number | null, offset: number): Promise<{ items: Preview[]; total: number }> {
+export async function listOf(db: Queryable, sourceId: string, limit: number | null, offset: number): Promise<{ items: Array<Omit<Preview, 'provider_status'>>; total: number }> {
   const rows = await db.query<PreviewRow>(
     `select ${COLUMNS} from previews where source_environment_id = $1
       order by (state = 'OPEN') desc, coalesce(updated_at, created_at) desc, id limit $2 offset $3`, [sourceId, limit, offset]);

@@ -22,6 +22,13 @@ export const Preview = Type.Object({
       + 'the copy expired or was deleted). `message` says why',
   }),
   message: NullableString,
+  provider_status: Type.Union([Type.Object({
+    reporting: Type.Boolean({ description: 'false: berth posts nothing to the provider for this pull request (`reason` says why)' }),
+    reason: NullableString,
+    last_error: Type.Union([Type.String(), Type.Null()], { description: 'the last failed attempt to post (retried with back-off)' }),
+    last_posted_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }), Type.Null()], { description: 'how berth reports this pull request\'s deployments to the provider (statuses on the commit, one comment edited in place; '
+    + 'README "Pull requests"); null until something was reported' }),
 });
 export type Preview = Static<typeof Preview>;
 export const PreviewList = Paginated(Preview);

@@ -33,16 +33,31 @@ export interface PreviewsService {
   list(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: Preview[]; pagination: PageInfo }>;
   /** before environments are removed (inside the deleting transaction): their preview copies go with them, previews of removed copies close */
   beforeEnvironmentsRemoved(tx: Queryable, removed: RemovedEnvironments): Promise<void>;
+  /** one preview's facts (no authorization), or null: for the pull request's comment (src/modules/provider-status) */
+  find(previewId: string): Promise<PreviewFacts | null>;
 }
+
+/** what other modules read of a preview */
+interface PreviewFacts {
+  id: string; organizationId: string; provider: string; repositoryUrl: string; number: number; state: repo.PreviewRow['state']; message: string | null;
+  headCommit: string; previewEnvironmentName: string | null;
+}
+
+/** what a preview shows of the reporting of its deployments to the provider (src/modules/provider-status) */
+export type ProviderReporting = Preview['provider_status'];
 
 export function createPreviewsService(deps: {
   db: Db; scope: ScopeService; environments: EnvironmentsService; deployments: DeploymentsService; services: StepDeps['services'];
   config: { previewMaxPerEnvironment: number; previewTtlHours: number };
+  /** the reporting of each preview to its provider, by id (none: nothing reported yet) */
+  reportingOf?: (previewIds: readonly string[]) => Promise<Map<string, NonNullable<ProviderReporting>>>;
+  /** a preview closed (inside the closing transaction): its pull request's comment says so */
+  onClosed?: StepDeps['onClosed'];
 }): PreviewsService {
   const { db, scope } = deps;
   const stepDeps: StepDeps = {
     environments: deps.environments, deployments: deps.deployments, services: deps.services,
-    maxPerEnvironment: deps.config.previewMaxPerEnvironment, ttlHours: deps.config.previewTtlHours,
+    maxPerEnvironment: deps.config.previewMaxPerEnvironment, ttlHours: deps.config.previewTtlHours, onClosed: deps.onClosed,
   };
 
   /** the event's step for one source environment, in its own transaction */
@@ -83,6 +98,13 @@ export function createPreviewsService(deps: {
 
   return {
     beforeEnvironmentsRemoved: (tx, removed) => beforeEnvironmentsRemoved(tx, deps.environments, removed),
+    async find(previewId) {
+      const r = await repo.findById(db, previewId);
+      return r ? {
+        id: r.id, organizationId: r.organization_id, provider: r.provider, repositoryUrl: r.repository_url, number: r.pull_request_number,
+        state: r.state, message: r.message, headCommit: r.head_commit, previewEnvironmentName: r.preview_environment_name,
+      } : null;
+    },
     async onPullRequest(event) {
       const { event: e, repositoryKeys } = checkPullRequestEvent(event);
       // the environments whose services this pull request previews, with the repository's key as they spell it
@@ -111,7 +133,8 @@ export function createPreviewsService(deps: {
     async list(p, environmentId, req) {
       await scope.environment(p, environmentId, 'read');
       const { items, total } = await repo.listOf(db, environmentId, req.limit, req.offset);
-      return page(req, items, total);
+      const reporting = deps.reportingOf ? await deps.reportingOf(items.map((i) => i.id)) : new Map();
+      return page(req, items.map((i) => ({ ...i, provider_status: reporting.get(i.id) ?? null })), total);
     },
   };
 }

@@ -20,6 +20,8 @@ import {
 export interface StepDeps {
   environments: EnvironmentsService; deployments: DeploymentsService; services: Pick<ServicesService, 'switchPreviewBranch'>;
   maxPerEnvironment: number; ttlHours: number; now?: () => Date;
+  /** a preview closed, inside the closing transaction (the pull request's comment says so) */
+  onClosed?: (tx: Queryable, preview: { id: string; organizationId: string }) => Promise<void>;
 }
 
 /** what one event did to one source environment (the webhook's answer lists them) */
@@ -132,6 +134,7 @@ export async function closePreview(tx: Queryable, deps: StepDeps, input: StepInp
     await deps.environments.removePreview(tx, copyId);
   }
   const closed = await repo.update(tx, row.id, {});
+  await deps.onClosed?.(tx, { id: row.id, organizationId: row.organization_id });
   await audit(tx, source, 'DELETE', closed, e);
   return result(source, 'closed', closed, { preview_environment_id: copyId });
 }

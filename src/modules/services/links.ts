@@ -9,6 +9,7 @@ import { publicLinks, type EngineDriver } from '../../engine/index.ts';
 import type { Principal } from '../access/principal.ts';
 import { describeServiceRow } from './service-spec.ts';
 import type { ServicesService } from './services.service.ts';
+import type { ServiceRow } from './services.repo.ts';
 
 interface ServiceLink {
   service_id: string; service_type: string; url: string; internal_port: number; external_port: number; is_qovery_domain: boolean; is_default: boolean;
@@ -16,13 +17,14 @@ interface ServiceLink {
 
 export interface ServiceLinks { results: ServiceLink[]; public_urls_unavailable_reason: string | null }
 
-export async function serviceLinks(deps: {
-  db: Db; config: Config; services: ServicesService; engine: Pick<EngineDriver, 'real' | 'publicUrlsUnavailable'>;
+type LinkDeps = {
+  db: Db; config: Config; engine: Pick<EngineDriver, 'real' | 'publicUrlsUnavailable'>;
   /** the HTTPS port once the services' own hosts have a live certificate (INGRESS_DOMAIN_HTTPS), else null */
   defaultHostsHttps: () => Promise<number | null>;
-},
-  p: Principal, id: string, type: 'APPLICATION' | 'CONTAINER', label: string): Promise<ServiceLinks> {
-  const { row } = await deps.services.authorizedRow(p, id, type, label, 'read');
+};
+
+/** a service row's public links and why they would not answer (no principal: the caller checked) */
+async function rowLinks(deps: LinkDeps, row: ServiceRow): Promise<ServiceLinks> {
   const loaded = await describeServiceRow(deps.db, row);
   const ports = loaded.type === 'APPLICATION' || loaded.type === 'CONTAINER' ? loaded.spec.ports : [];
   // only a service with a publicly accessible port has addresses that could not answer
@@ -38,4 +40,17 @@ export async function serviceLinks(deps: {
     })),
     public_urls_unavailable_reason: reason,
   };
+}
+
+export async function serviceLinks(deps: LinkDeps & { services: ServicesService },
+  p: Principal, id: string, type: 'APPLICATION' | 'CONTAINER', label: string): Promise<ServiceLinks> {
+  const { row } = await deps.services.authorizedRow(p, id, type, label, 'read');
+  return rowLinks(deps, row);
+}
+
+/** for background work (a git provider's status): the service's default public URL, as GET …/link lists it first, or null */
+export async function defaultServiceUrl(deps: LinkDeps & { services: Pick<ServicesService, 'findRow'> }, id: string): Promise<string | null> {
+  const row = await deps.services.findRow(id);
+  if (!row || (row.type !== 'APPLICATION' && row.type !== 'CONTAINER')) return null;
+  return (await rowLinks(deps, row)).results.find((l) => l.is_default)?.url ?? null;
 }

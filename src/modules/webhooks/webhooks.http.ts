@@ -40,6 +40,16 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
 }
 
 export async function postJson(target: string, body: string, headers: Record<string, string>, opts: { allowPrivate: boolean; timeoutMs: number }): Promise<PostResult> {
+  return sendJson('POST', target, body, { ...headers, 'user-agent': 'berth-webhooks/1' }, opts);
+}
+
+/**
+ * Any method with a JSON body through the same guard (git providers' APIs, src/modules/provider-status):
+ * the response body is kept up to `maxBodyBytes` (1 KB by default); a `user-agent` in `headers` wins.
+ */
+export async function sendJson(method: string, target: string, body: string, headers: Record<string, string>,
+  opts: { allowPrivate: boolean; timeoutMs: number; maxBodyBytes?: number }): Promise<PostResult> {
+  const limit = opts.maxBodyBytes ?? RESPONSE_EXCERPT_BYTES;
   const startedAt = Date.now();
   const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Date.now() - startedAt });
   let url: URL;
@@ -61,19 +71,19 @@ export async function postJson(target: string, body: string, headers: Record<str
       resolve(done(r));
     };
     const req = send(url, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'berth-webhooks/1' },
+      method,
+      headers: { 'user-agent': 'berth-webhooks/1', ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
       lookup: guardedLookup(opts.allowPrivate),
       timeout: opts.timeoutMs,
     }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
-        if (size < RESPONSE_EXCERPT_BYTES) chunks.push(c);
+        if (size < limit) chunks.push(c);
         size += c.length;
       });
       res.on('end', () => {
-        const excerpt = Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+        const excerpt = Buffer.concat(chunks).subarray(0, limit).toString('utf8');
         const ra = res.headers['retry-after'];
         finish({ status: res.statusCode ?? null, body: excerpt, retryAfter: Array.isArray(ra) ? ra[0] : ra, error: null, refused: false });
       });
