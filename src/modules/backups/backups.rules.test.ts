@@ -2,7 +2,7 @@
 // hourly, due, overdue after 1.5 × the widest gap), refusals and names.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { automaticName, backupRefusal, objectKey, overdueAfterMs, restoredName, retentionVictims, scheduleProblem, slotDue } from './backups.rules.ts';
+import { automaticName, backupRefusal, downloadName, objectKey, overdueAfterMs, restoredName, retentionVictims, scheduleProblem, slotDue } from './backups.rules.ts';
 
 const at = (iso: string, id = iso) => ({ id, created_at: new Date(iso) });
 
@@ -67,6 +67,13 @@ describe('refusals and names', () => {
   test('only CONTAINER databases are backed up by berth', () => {
     assert.equal(backupRefusal({ mode: 'CONTAINER', type: 'POSTGRESQL' }), null);
     assert.match(backupRefusal({ mode: 'MANAGED', type: 'POSTGRESQL' }) ?? '', /MANAGED database is backed up by its provider/);
+  });
+
+  test('a download\'s file name is safe for a header whatever the database is called', () => {
+    const at = new Date('2026-03-01T03:04:05Z');
+    assert.equal(downloadName('orders', 'POSTGRESQL', at), 'orders-20260301-030405.pgdump');
+    assert.equal(downloadName('café "main"\r\nx: y', 'MYSQL', at), 'cafe_main_x_y-20260301-030405.sql');
+    assert.equal(downloadName('数据库', 'REDIS', at), 'database-20260301-030405.rdb');
   });
 
   test('object keys, automatic names and restored names', () => {

@@ -14,7 +14,7 @@ import type { DeploymentsService } from '../deployments/deployments.service.ts';
 import type { ServicesService } from '../services/services.service.ts';
 import { databaseHandler } from '../services/databases/database.handler.ts';
 import type { DatabaseRequest } from '../services/databases/database.schemas.ts';
-import { automaticName, backupRefusal, nextSlot, objectKey, restoredName, scheduleProblem } from './backups.rules.ts';
+import { automaticName, backupRefusal, downloadName, nextSlot, objectKey, restoredName, scheduleProblem } from './backups.rules.ts';
 import * as repo from './backups.repo.ts';
 import type { Backup, BackupPolicy, BackupPolicyRequest, BackupRequest, Restore, RestoreRequest } from './backups.schemas.ts';
 import type { BackupRunner } from './runner.ts';
@@ -191,9 +191,7 @@ export function createBackupsService(deps: BackupsDeps): BackupsService {
       const { row } = await database(p, databaseId, 'manage');
       const b = await backupOf(databaseId, backupId);
       succeeded(b, 'downloaded');
-      const ext = ({ POSTGRESQL: 'pgdump', MYSQL: 'sql', MONGODB: 'archive', REDIS: 'rdb' } as Record<string, string>)[String(row.spec.type)] ?? 'dump';
-      const stamp = b.created_at.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
-      return { stream: await deps.runner.read(b), filename: `${row.name}-${stamp}.${ext}` };
+      return { stream: await deps.runner.read(b), filename: downloadName(row.name, String(row.spec.type), b.created_at) };
     },
 
     async policy(p, databaseId) {
