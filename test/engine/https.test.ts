@@ -8,7 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { NO_DOCKER, startGitServer, testDocker, type GitServer } from '../support/docker.ts';
-import { removeEnvironment, startEngineBerth, viaIngress, type EngineBerth } from '../support/engine-berth.ts';
+import { removeEnvironment, startEngineBerth, viaIngress, webhookReceiver, type EngineBerth } from '../support/engine-berth.ts';
 import { eventually } from '../support/harness.ts';
 import { httpGet, httpsGet, servedCertificate } from '../support/https-client.ts';
 import { hasPebble, startPebble, type Pebble } from '../support/pebble.ts';
@@ -26,6 +26,7 @@ describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, tim
   let appId: string;
   let root: string;
   let httpsPort: number;
+  let hooks: Awaited<ReturnType<typeof webhookReceiver>>;
   const streams: Stream[] = [];
   const docker = found?.docker!;
 
@@ -54,6 +55,9 @@ describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, tim
     });
     root = await pebble.root();
     const org = (await berth.api('GET', '/organization')).body.results[0].id;
+    hooks = await webhookReceiver();
+    const hook = await berth.api('POST', `/organization/${org}/webhook`, { target_url: hooks.url, kind: 'STANDARD', events: ['CUSTOM_DOMAIN_STATUS_CHANGED'] });
+    assert.equal(hook.status, 201, JSON.stringify(hook.body));
     const project = (await berth.api('POST', `/organization/${org}/project`, { name: `https-${Date.now()}` })).body;
     envId = (await berth.api('POST', `/project/${project.id}/environment`, { name: 'prod', mode: 'PRODUCTION' })).body.id;
     await berth.api('POST', `/environment/${envId}/environmentVariable`, { key: 'GREETING', value: 'shop' });
@@ -72,6 +76,7 @@ describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, tim
     await berth?.close();
     await git?.close();
     await pebble?.close();
+    await hooks?.close();
   });
 
   test('a domain pointing at berth gets a certificate: the app answers at https://<domain>/, HTTP redirects, challenges do not', async () => {
@@ -83,6 +88,13 @@ describe('docker engine: custom domains with HTTPS from an ACME CA', { skip, tim
     // each status change is a line in the service's log
     const lines = (await berth.api('GET', `/application/${appId}/log?tail=1000`)).body.results.map((l: any) => l.message as string);
     for (const status of ['CERTIFICATE_PENDING', 'ACTIVE']) assert.ok(lines.some((l: string) => l.startsWith(`Custom domain www.shop.test: ${status}`)), `${status} in ${lines.slice(-10).join(' | ')}`);
+    // and an organization webhook event (CUSTOM_DOMAIN_STATUS_CHANGED) with the move
+    const event = await eventually(async () => hooks.bodies.find((b) => b.event_type === 'CUSTOM_DOMAIN_STATUS_CHANGED'
+      && b.payload.domain === 'www.shop.test' && b.payload.status === 'ACTIVE'), 30_000, 200);
+    assert.equal(event.payload.previous_status, 'CERTIFICATE_PENDING');
+    assert.equal(event.payload.custom_domain_id, made.id);
+    assert.equal(event.payload.application_id, appId);
+    assert.equal(event.payload.certificate_expires_at, active.certificate_expires_at);
     console.log(`# certificate serving ${Date.now() - started} ms after the domain was added (DNS already answering)`);
     const page = await httpsGet(httpsPort, 'www.shop.test', root);
     assert.equal(page.status, 200);
