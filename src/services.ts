@@ -3,6 +3,7 @@
 // deployment) as explicit calls here, so the whole system's wiring is readable in one place.
 // Nothing registers itself at import time.
 import type { Platform } from './platform.ts';
+import type { Queryable } from './db/db.ts';
 import { createAccessService, type AccessService } from './modules/access/access.service.ts';
 import { createIdentityService, type IdentityService } from './modules/identity/identity.service.ts';
 import { createMembersService, type MembersService } from './modules/members/members.service.ts';
@@ -210,6 +211,13 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       AGENTIC_WORKFLOW: (target, log, signal, deployment) => runWorkflowAgent({ ...platform, services, llmProviders, mcpServers, runCredentials }, target, log, signal, deployment),
     },
   });
+  // what a service's event is filtered by (webhooks' project and environment-type filters), and a line in its log:
+  // custom domains and backups both tell of what happened to a service this way
+  const eventScope = async (serviceId: string) => {
+    const s = await scope.serviceScope(serviceId);
+    return s ? { environmentMode: s.environmentMode, projectName: await projects.nameOf(s.projectId) } : null;
+  };
+  const serviceLog = (tx: Queryable, serviceId: string, message: string) => deployments.appendLog(tx, null, serviceId, 'RUNTIME', message);
   const streams = createStreamsService({ db, logger: platform.logger, deployments, scope, periods: tuning.streams });
   const domains = createDomainsService({
     db, config, queue, services, organizations,
@@ -217,21 +225,13 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       db, sealer, queue, config, logger: platform.logger, findService: (id) => services.findRow(id),
       dns: createDomainDns({ resolvers: config.https.dnsResolvers, publicAddresses: config.https.publicAddresses, ingressHost: config.ingressHost }),
       ingress: () => platform.engine.domainIngress,
-      eventScope: async (serviceId) => {
-        const s = await scope.serviceScope(serviceId);
-        return s ? { environmentMode: s.environmentMode, projectName: await projects.nameOf(s.projectId) } : null;
-      },
-      serviceLog: (tx, serviceId, message) => deployments.appendLog(tx, null, serviceId, 'RUNTIME', message),
+      eventScope, serviceLog,
     }),
   });
   const backupParts = createBackupParts({
     db, sealer, queue, backupDir: config.backupDir, allowPrivateEndpoints: config.webhookAllowPrivateTargets, publicUrl: config.publicUrl,
     engine: platform.engine, services, deployments, organizations, notifier: notifications, logger: platform.logger,
-    eventScope: async (serviceId) => {
-      const s = await scope.serviceScope(serviceId);
-      return s ? { environmentMode: s.environmentMode, projectName: await projects.nameOf(s.projectId) } : null;
-    },
-    serviceLog: (tx, serviceId, message) => deployments.appendLog(tx, null, serviceId, 'RUNTIME', message),
+    eventScope, serviceLog,
   });
   return {
     ...backupParts,

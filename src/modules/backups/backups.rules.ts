@@ -100,17 +100,21 @@ export function automaticName(trigger: 'SCHEDULED' | 'SAFETY', at: Date): string
   return trigger === 'SCHEDULED' ? `scheduled ${stamp}` : `before restore ${stamp}`;
 }
 
+/** YYYYMMDD-HHMMSS (UTC): the time in the names berth gives files and databases */
+function compactStamp(at: Date): string {
+  return at.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
+}
+
 /** the file name a download is offered under: the database's name made safe for a header (any character a name may hold) */
 export function downloadName(database: string, type: string, createdAt: Date): string {
   const ext = ({ POSTGRESQL: 'pgdump', MYSQL: 'sql', MONGODB: 'archive', REDIS: 'rdb' } as Record<string, string>)[type] ?? 'dump';
-  const stamp = createdAt.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-');
   const safe = database.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+|_+$/g, '').slice(0, 100) || 'database';
-  return `${safe}-${stamp}.${ext}`;
+  return `${safe}-${compactStamp(createdAt)}.${ext}`;
 }
 
 /** the name of the database a restore creates beside the original, to the second (service names: 1–63 characters) */
 export function restoredName(original: string, at: Date): string {
-  const suffix = `-restored-${at.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')}`;
+  const suffix = `-restored-${compactStamp(at)}`;
   return original.slice(0, 63 - suffix.length) + suffix;
 }
 
