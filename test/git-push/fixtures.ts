@@ -134,7 +134,13 @@ export function signed(provider: GitWebhookProvider, d: Delivery, secret: string
 }
 
 /** non-push events: GitHub ping and pull_request, GitLab Merge Request Hook, Bitbucket pullrequest:created */
-export interface PullRequestOptions { action?: string; number?: number; merged?: boolean; head?: string; base?: string }
+export interface PullRequestOptions {
+  action?: string; number?: number; merged?: boolean; head?: string; base?: string;
+  /** the head branch is in this other repository (a fork's full name) */
+  fork?: string;
+  /** the pull request's description */
+  body?: string;
+}
 
 export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 'bitbucket-pr', web: string, commit: string, pr: PullRequestOptions = {}): Delivery {
   const r = parts(web);
@@ -150,7 +156,9 @@ export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 
           action: pr.action ?? 'opened', number: pr.number ?? 42, repository, sender: { login: 'octocat' },
           pull_request: {
             number: pr.number ?? 42, title: 'Add a login page', state: pr.action === 'closed' ? 'closed' : 'open', merged: pr.merged ?? false,
-            head: { ref: pr.head ?? 'feature/login', sha: commit }, base: { ref: pr.base ?? 'main', sha: 'a'.repeat(40) },
+            body: pr.body ?? null,
+            head: { ref: pr.head ?? 'feature/login', sha: commit, repo: { id: pr.fork ? 2002 : 1001, full_name: pr.fork ?? r.fullName } },
+            base: { ref: pr.base ?? 'main', sha: 'a'.repeat(40), repo: { id: 1001, full_name: r.fullName } },
           },
         }),
       };
@@ -160,7 +168,12 @@ export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 
         body: JSON.stringify({
           object_kind: 'merge_request', event_type: 'merge_request', user: { username: 'jsmith', name: 'John Smith' },
           project: { web_url: web, git_http_url: r.clone, git_ssh_url: r.ssh },
-          object_attributes: { iid: pr.number ?? 7, title: 'Add a login page', action: pr.action ?? 'open', state: 'opened', source_branch: pr.head ?? 'feature/login', target_branch: pr.base ?? 'main', last_commit: { id: commit, message: 'Login' } },
+          object_attributes: {
+            iid: pr.number ?? 7, title: 'Add a login page', description: pr.body ?? '', action: pr.action ?? 'open', state: 'opened',
+            source_branch: pr.head ?? 'feature/login', target_branch: pr.base ?? 'main', last_commit: { id: commit, message: 'Login' },
+            source_project_id: pr.fork ? 22 : 11, target_project_id: 11,
+            source: { path_with_namespace: pr.fork ?? r.fullName }, target: { path_with_namespace: r.fullName },
+          },
         }),
       };
     case 'bitbucket-pr':
@@ -168,7 +181,11 @@ export function otherDelivery(kind: 'github-ping' | 'github-pr' | 'gitlab-mr' | 
         headers: { ...json, 'x-event-key': 'pullrequest:created', 'x-request-uuid': randomUUID() },
         body: JSON.stringify({
           actor: { display_name: 'Jane Doe', nickname: 'jdoe' }, repository: { full_name: r.fullName, links: { html: { href: web } } },
-          pullrequest: { id: pr.number ?? 3, title: 'Add a login page', state: 'OPEN', source: { branch: { name: pr.head ?? 'feature/login' }, commit: { hash: commit.slice(0, 12) } }, destination: { branch: { name: pr.base ?? 'main' } } },
+          pullrequest: {
+            id: pr.number ?? 3, title: 'Add a login page', description: pr.body ?? '', state: 'OPEN',
+            source: { branch: { name: pr.head ?? 'feature/login' }, commit: { hash: commit.slice(0, 12) }, repository: { full_name: pr.fork ?? r.fullName } },
+            destination: { branch: { name: pr.base ?? 'main' }, repository: { full_name: r.fullName } },
+          },
         }),
       };
   }

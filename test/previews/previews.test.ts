@@ -42,7 +42,7 @@ describe('preview environments', () => {
 
   const pr = (org: SeededOrganization, repo: string, over: Partial<PullRequestEvent> = {}): PullRequestEvent => ({
     provider: 'GITHUB', action: 'opened', number: 7, title: 'Add login', repositoryUrls: [`${repo}.git`, repo.replace('https://github.com/', 'git@github.com:'), repo],
-    baseBranch: 'main', headBranch: 'feature/login', headCommit: SHA1, author: 'octocat', organizationId: org.id, ...over,
+    baseBranch: 'main', headBranch: 'feature/login', headCommit: SHA1, author: 'octocat', organizationId: org.id, fork: false, body: null, ...over,
   });
 
   const previews = async (org: SeededOrganization, envId: string) => (await api(org, 'GET', `/environment/${envId}/preview`)).results;

@@ -1,11 +1,12 @@
 // Preview environments in the console: an environment's previews (one per pull request, each
 // with its state, why, and a link to its copy) and, on a preview environment itself, which pull
 // request of which environment it previews. Previews are made by pull-request events, so there is
-// nothing to create here.
-import { useQuery } from '@tanstack/react-query';
+// nothing to create here; a pull request from a fork waits for approval (AWAITING_APPROVAL), and a
+// role that may deploy the environment approves its head commit here (decision 0748).
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { api, call, type Paths } from '../api.ts';
-import { Empty, ErrorNote, Loading, Status, When } from '../ui.tsx';
+import { ConfirmButton, Empty, ErrorNote, Loading, Status, When } from '../ui.tsx';
 
 type Preview = Paths['/environment/{environmentId}/preview']['get']['responses'][200]['content']['application/json']['results'][number];
 
@@ -20,9 +21,15 @@ function usePreviews(envId: string | null | undefined) {
 const number = (p: Pick<Preview, 'provider' | 'pull_request_number'>) => `${p.provider === 'GITLAB' ? '!' : '#'}${p.pull_request_number}`;
 const what = (p: Pick<Preview, 'provider'>) => (p.provider === 'GITLAB' ? 'merge request' : 'pull request');
 
-export function Previews({ envId }: { envId: string }) {
+/** `canApprove`: the caller's role may deploy the environment (DevOps and above), so may approve a fork's pull request */
+export function Previews({ envId, canApprove }: { envId: string; canApprove: boolean }) {
   const list = usePreviews(envId);
+  const qc = useQueryClient();
   const rows = list.data?.results ?? [];
+  const approve = async (p: Preview) => {
+    await call(api.POST('/environment/{environmentId}/preview/{previewId}/approve', { params: { path: { environmentId: envId, previewId: p.id } } }));
+    await qc.invalidateQueries({ queryKey: ['previews', envId] });
+  };
   return (
     <section aria-label="Previews">
       <h2>Previews</h2>
@@ -40,7 +47,20 @@ export function Previews({ envId }: { envId: string }) {
                 <td>{number(p)} {p.title}{p.author && <span className="muted small"> by {p.author}</span>}</td>
                 <td>{p.head_branch} <span className="muted">→ {p.base_branch}</span></td>
                 <td><code title={p.head_commit}>{p.head_commit.slice(0, 7)}</code></td>
-                <td><Status value={p.state} />{p.message && <div className="muted small">{p.message}</div>}</td>
+                <td>
+                  <Status value={p.state} />
+                  {p.from_fork && <span className="badge muted">fork</span>}
+                  {p.message && <div className="muted small" data-preview-message>{p.message}</div>}
+                  {p.approved_by && p.approved_at && <div className="muted small">last approved by {p.approved_by} <When at={p.approved_at} /></div>}
+                  {p.state === 'AWAITING_APPROVAL' && canApprove && (
+                    <ConfirmButton
+                      label="Approve" confirmLabel={`Approve ${p.head_commit.slice(0, 7)}`}
+                      question={`${what(p)[0]!.toUpperCase()}${what(p).slice(1)} ${number(p)} comes from a fork. Approving runs its head commit ${p.head_commit.slice(0, 7)} `
+                        + `in a copy of this environment, with its variables and secrets. Read the changes first. A new commit waits for approval again.`}
+                      onConfirm={() => approve(p)}
+                    />
+                  )}
+                </td>
                 <td data-provider-status>{providerStatusText(p.provider_status)}</td>
                 <td>
                   {p.preview_environment_id

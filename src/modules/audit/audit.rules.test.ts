@@ -31,6 +31,7 @@ test('sub-targets stay on their parent', () => {
   assert.deepEqual(brief('DELETE', '/organization/:organizationId/gitToken/:gitTokenId'), ['DELETE', 'ORGANIZATION', 'GIT_TOKEN', '{"param":"organizationId"}']);
   assert.deepEqual(brief('POST', '/organization/:organizationId/inviteMember/:inviteId'), ['ACCEPT', 'MEMBERS_AND_ROLES', 'INVITATION', '{"param":"organizationId"}']);
   assert.deepEqual(brief('PUT', '/project/:projectId/deploymentRule/order'), ['UPDATE', 'PROJECT', 'DEPLOYMENT_RULE', '{"param":"projectId"}']);
+  assert.deepEqual(brief('POST', '/environment/:environmentId/preview/:previewId/approve'), ['ACCEPT', 'ENVIRONMENT', 'PREVIEW', '{"param":"environmentId"}']);
 });
 
 test('resources outside the hierarchy are looked up; reads, pings and public hooks are not audited', () => {

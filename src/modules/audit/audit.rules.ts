@@ -29,7 +29,7 @@ const SUBS: Record<string, string> = {
   environmentVariable: 'VARIABLE', secret: 'SECRET', deploymentRule: 'DEPLOYMENT_RULE', advancedSettings: 'ADVANCED_SETTINGS',
   apiToken: 'API_TOKEN', member: 'MEMBER_ROLE', inviteMember: 'INVITATION', annotationsGroup: 'ANNOTATIONS_GROUP',
   labelsGroup: 'LABELS_GROUP', transferOwnership: 'TRANSFER_OWNERSHIP', llmProvider: 'CONFIG', mcpServer: 'MCP_SERVER', gitToken: 'GIT_TOKEN',
-  gitWebhook: 'GIT_WEBHOOK', customDomain: 'CUSTOM_DOMAIN',
+  gitWebhook: 'GIT_WEBHOOK', customDomain: 'CUSTOM_DOMAIN', preview: 'PREVIEW',
 };
 
 const LOOKUPS: Record<string, LookupKind> = { variable: 'variable', llmProvider: 'llmProvider', mcpServer: 'mcpServer', deployment: 'deployment', deploymentQueue: 'deployment' };
@@ -37,6 +37,7 @@ const LOOKUPS: Record<string, LookupKind> = { variable: 'variable', llmProvider:
 const VERBS: Record<string, string> = {
   deploy: 'TRIGGER_DEPLOY', redeploy: 'TRIGGER_REDEPLOY', stop: 'TRIGGER_STOP', 'restart-service': 'TRIGGER_RESTART',
   uninstall: 'TRIGGER_UNINSTALL', cancelDeployment: 'TRIGGER_CANCEL', cancel: 'TRIGGER_CANCEL', clone: 'CLONE', import: 'IMPORT',
+  approve: 'ACCEPT',
 };
 
 /** requests that change nothing an auditor asks about (a test ping, a redelivery), or are not mutations */

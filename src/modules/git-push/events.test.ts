@@ -64,12 +64,63 @@ test('pull and merge requests are normalized for preview environments', () => {
   const gh = parse('github', otherDelivery('github-pr', WEB, COMMIT)).events[0]!;
   assert.equal(gh.kind, 'pull_request');
   assert.deepEqual([gh.branch, gh.commit, gh.pusher], ['feature/login', COMMIT, 'octocat']);
-  assert.deepEqual(gh.pullRequest, { number: 42, action: 'opened', targetBranch: 'main', title: 'Add a login page' });
+  assert.deepEqual(gh.pullRequest, { number: 42, action: 'opened', targetBranch: 'main', title: 'Add a login page', fork: false, body: null });
   const gl = parse('gitlab', otherDelivery('gitlab-mr', WEB, COMMIT)).events[0]!;
   assert.deepEqual([gl.kind, gl.branch, gl.commit], ['pull_request', 'feature/login', COMMIT]);
-  assert.deepEqual(gl.pullRequest, { number: 7, action: 'opened', targetBranch: 'main', title: 'Add a login page' });
+  assert.deepEqual(gl.pullRequest, { number: 7, action: 'opened', targetBranch: 'main', title: 'Add a login page', fork: false, body: null });
   const bb = parse('bitbucket', otherDelivery('bitbucket-pr', WEB, COMMIT)).events[0]!;
   assert.deepEqual([bb.kind, bb.branch, bb.pullRequest?.action, bb.pullRequest?.targetBranch], ['pull_request', 'feature/login', 'opened', 'main']);
+});
+
+test('each provider says whether a pull request comes from a fork, and gives its description', () => {
+  for (const kind of ['github-pr', 'gitlab-mr', 'bitbucket-pr'] as const) {
+    const provider = kind === 'github-pr' ? 'github' : kind === 'gitlab-mr' ? 'gitlab' : 'bitbucket';
+    const own = parse(provider, otherDelivery(kind, WEB, COMMIT, { body: 'Adds **login**' })).events[0]!.pullRequest!;
+    assert.deepEqual([own.fork, own.body], [false, 'Adds **login**'], kind);
+    const fork = parse(provider, otherDelivery(kind, WEB, COMMIT, { fork: 'stranger/shop' })).events[0]!.pullRequest!;
+    assert.deepEqual([fork.fork, fork.body], [true, null], `${kind}: an empty description is none`);
+  }
+});
+
+test('GitHub: a deleted fork (head.repo null) is a fork; the same repository by id is not, whatever its name\'s case', () => {
+  const d = otherDelivery('github-pr', WEB, COMMIT);
+  const body = JSON.parse(d.body);
+  body.pull_request.head.repo = null;
+  assert.equal(parse('github', { headers: d.headers, body: JSON.stringify(body) }).events[0]!.pullRequest!.fork, true);
+  body.pull_request.head.repo = { id: 1001, full_name: 'ACME/Shop-renamed' };
+  assert.equal(parse('github', { headers: d.headers, body: JSON.stringify(body) }).events[0]!.pullRequest!.fork, false, 'ids win over names');
+  body.pull_request.head.repo = { full_name: 'Acme/Shop' };
+  body.pull_request.base.repo = { full_name: 'acme/shop' };
+  assert.equal(parse('github', { headers: d.headers, body: JSON.stringify(body) }).events[0]!.pullRequest!.fork, false, 'names without case');
+});
+
+test('Gitea and Forgejo: head.repo_id (or head.repo.id) against base.repo_id (or base.repo.id)', () => {
+  const payload = (head: object, base: object) => JSON.stringify({
+    action: 'opened', number: 5, repository: { clone_url: `${WEB}.git`, html_url: WEB }, sender: { login: 'gitea' },
+    pull_request: { number: 5, title: 'Fix', body: 'Why and how', head: { ref: 'fix', sha: COMMIT, ...head }, base: { ref: 'main', ...base } },
+  });
+  for (const provider of ['gitea', 'forgejo'] as const) {
+    const headers = { 'content-type': 'application/json', [`x-${provider}-event`]: 'pull_request' };
+    const read = (head: object, base: object) => parse(provider, { headers, body: payload(head, base) }).events[0]!.pullRequest!;
+    assert.deepEqual([read({ repo_id: 3, repo: { id: 3 } }, { repo_id: 3, repo: { id: 3 } }).fork, read({ repo_id: 3 }, { repo_id: 3 }).body], [false, 'Why and how']);
+    assert.equal(read({ repo_id: 9, repo: { id: 9, full_name: 'stranger/shop' } }, { repo_id: 3, repo: { id: 3, full_name: 'acme/shop' } }).fork, true, provider);
+    assert.equal(read({ repo: { id: 9 } }, { repo: { id: 3 } }).fork, true, `${provider}: repo.id when repo_id is absent`);
+  }
+});
+
+test('GitLab: source_project_id against target_project_id; Bitbucket: a deleted source repository is a fork', () => {
+  const gl = JSON.parse(otherDelivery('gitlab-mr', WEB, COMMIT).body);
+  gl.object_attributes.source_project_id = 40;
+  gl.object_attributes.source = { path_with_namespace: 'acme/shop' };
+  const glHeaders = otherDelivery('gitlab-mr', WEB, COMMIT).headers;
+  assert.equal(parse('gitlab', { headers: glHeaders, body: JSON.stringify(gl) }).events[0]!.pullRequest!.fork, true, 'the project ids decide');
+  const bb = otherDelivery('bitbucket-pr', WEB, COMMIT);
+  const body = JSON.parse(bb.body);
+  body.pullrequest.source.repository = null;
+  assert.equal(parse('bitbucket', { headers: bb.headers, body: JSON.stringify(body) }).events[0]!.pullRequest!.fork, true);
+  body.pullrequest.source.repository = { full_name: 'ACME/SHOP' };
+  body.pullrequest.destination.repository = { full_name: 'acme/shop' };
+  assert.equal(parse('bitbucket', { headers: bb.headers, body: JSON.stringify(body) }).events[0]!.pullRequest!.fork, false);
 });
 
 test('a GitHub ping is a ping; an unknown event is "other"', () => {

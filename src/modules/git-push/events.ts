@@ -11,7 +11,13 @@ import { header, type GitWebhookProvider, type Headers } from './signatures.ts';
 type GitEventKind = 'push' | 'tag_push' | 'pull_request' | 'ping' | 'other';
 type PullRequestAction = 'opened' | 'updated' | 'closed' | 'merged' | 'reopened' | 'other';
 
-interface PullRequestFacts { number: number | null; action: PullRequestAction; targetBranch: string | null; title: string | null }
+interface PullRequestFacts {
+  number: number | null; action: PullRequestAction; targetBranch: string | null; title: string | null;
+  /** the head branch is in another repository than the base (a fork), or its repository was deleted */
+  fork: boolean;
+  /** the pull request's description, as the provider gives it */
+  body: string | null;
+}
 
 export interface GitEvent {
   kind: GitEventKind;
@@ -37,6 +43,9 @@ export interface ParsedDelivery { deliveryId: string | null; events: GitEvent[] 
 type J = Record<string, any>;
 const s = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const urls = (...values: unknown[]): string[] => [...new Set(values.map(s).filter((v): v is string => v !== null))];
+const id = (v: unknown): string | null => (typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' && v !== '' ? v : null);
+/** two repository ids or names, both known and different (names compared without case) */
+const differ = (a: string | null, b: string | null): boolean | null => (a !== null && b !== null ? a.toLowerCase() !== b.toLowerCase() : null);
 const person = (name: unknown, email: unknown): string | null => {
   const n = s(name);
   const e = s(email);
@@ -76,6 +85,19 @@ function prAction(action: string | null, merged: boolean): PullRequestAction {
   }
 }
 
+/**
+ * GitHub, Gitea and Forgejo: the head's repository is not the base's (by id: GitHub's `repo.id`,
+ * Gitea's `repo_id`; else by full name), or it is null (the fork was deleted). A payload that
+ * names neither repository (not one a provider sends) is taken as from the repository itself.
+ */
+function githubFork(pr: J): boolean {
+  const head = pr.head ?? {};
+  const base = pr.base ?? {};
+  if (head.repo === null) return true;
+  return differ(id(head.repo_id) ?? id(head.repo?.id), id(base.repo_id) ?? id(base.repo?.id))
+    ?? differ(s(head.repo?.full_name), s(base.repo?.full_name)) ?? false;
+}
+
 /** GitHub, Gitea and Forgejo share the push and pull_request shapes */
 function githubLike(name: string, p: J, pusher: string | null): GitEvent {
   const repo = p.repository ?? {};
@@ -94,7 +116,10 @@ function githubLike(name: string, p: J, pusher: string | null): GitEvent {
     const pr = p.pull_request ?? {};
     return event(name, 'pull_request', {
       repositoryUrls, branch: s(pr.head?.ref), commit: s(pr.head?.sha), pusher: s(p.sender?.login),
-      pullRequest: { number: typeof p.number === 'number' ? p.number : null, action: prAction(s(p.action), pr.merged === true), targetBranch: s(pr.base?.ref), title: s(pr.title) },
+      pullRequest: {
+        number: typeof p.number === 'number' ? p.number : null, action: prAction(s(p.action), pr.merged === true), targetBranch: s(pr.base?.ref), title: s(pr.title),
+        fork: githubFork(pr), body: s(pr.body),
+      },
     });
   }
   return event(name, name === 'ping' ? 'ping' : 'other', { repositoryUrls });
@@ -119,10 +144,24 @@ function gitlab(name: string, p: J): GitEvent {
     const mr = p.object_attributes ?? {};
     return event(name, 'pull_request', {
       repositoryUrls, branch: s(mr.source_branch), commit: s(mr.last_commit?.id), pusher: s(p.user?.username),
-      pullRequest: { number: typeof mr.iid === 'number' ? mr.iid : null, action: prAction(s(mr.action), mr.state === 'merged'), targetBranch: s(mr.target_branch), title: s(mr.title) },
+      pullRequest: {
+        number: typeof mr.iid === 'number' ? mr.iid : null, action: prAction(s(mr.action), mr.state === 'merged'), targetBranch: s(mr.target_branch), title: s(mr.title),
+        // a merge request from a fork: its source project is not the target project
+        fork: differ(id(mr.source_project_id), id(mr.target_project_id)) ?? differ(s(mr.source?.path_with_namespace), s(mr.target?.path_with_namespace)) ?? false,
+        body: s(mr.description),
+      },
     });
   }
   return event(name, 'other', { repositoryUrls });
+}
+
+/** Bitbucket: the source repository is not the destination's (full name, else uuid), or it is gone (a deleted fork) */
+function bitbucketFork(pr: J): boolean {
+  const source = pr.source ?? {};
+  const destination = pr.destination ?? {};
+  if (source.repository === null) return true;
+  return differ(s(source.repository?.full_name), s(destination.repository?.full_name))
+    ?? differ(s(source.repository?.uuid), s(destination.repository?.uuid)) ?? false;
 }
 
 function bitbucket(name: string, p: J): GitEvent[] {
@@ -148,7 +187,10 @@ function bitbucket(name: string, p: J): GitEvent[] {
     const pr = p.pullrequest ?? {};
     return [event(name, 'pull_request', {
       repositoryUrls, branch: s(pr.source?.branch?.name), commit: s(pr.source?.commit?.hash), pusher: actor,
-      pullRequest: { number: typeof pr.id === 'number' ? pr.id : null, action: prAction(name.slice('pullrequest:'.length), false), targetBranch: s(pr.destination?.branch?.name), title: s(pr.title) },
+      pullRequest: {
+        number: typeof pr.id === 'number' ? pr.id : null, action: prAction(name.slice('pullrequest:'.length), false), targetBranch: s(pr.destination?.branch?.name),
+        title: s(pr.title), fork: bitbucketFork(pr), body: s(pr.description),
+      },
     })];
   }
   return [event(name, 'other', { repositoryUrls })];

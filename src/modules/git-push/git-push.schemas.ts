@@ -38,8 +38,8 @@ const Outcome = Type.Object({
 
 const PreviewOutcome = Type.Object({
   environment_id: Uuid,
-  outcome: Type.Union([Type.Literal('created'), Type.Literal('redeployed'), Type.Literal('unchanged'), Type.Literal('refused'), Type.Literal('failed'), Type.Literal('closed'), Type.Literal('ignored')], {
-    description: 'created: a preview environment was made and deployed; redeployed: its services at the new commit; unchanged: that commit already; refused: the cap (PREVIEW_MAX_PER_ENVIRONMENT) is reached; failed: see message; closed: the preview environment is being deleted; ignored: see message',
+  outcome: Type.Union([Type.Literal('created'), Type.Literal('redeployed'), Type.Literal('unchanged'), Type.Literal('refused'), Type.Literal('failed'), Type.Literal('closed'), Type.Literal('ignored'), Type.Literal('awaiting_approval')], {
+    description: 'created: a preview environment was made and deployed; redeployed: its services at the new commit; unchanged: that commit already; refused: the cap (PREVIEW_MAX_PER_ENVIRONMENT) is reached; failed: see message; closed: the preview environment is being deleted; ignored: see message; awaiting_approval: a pull request from a fork waits for someone who may deploy to approve its head commit (nothing made or redeployed)',
   }),
   preview_id: Type.Union([Uuid, Type.Null()]),
   preview_environment_id: Type.Union([Uuid, Type.Null()]),

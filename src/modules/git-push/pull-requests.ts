@@ -1,7 +1,7 @@
 // A provider's pull/merge request event as the preview environments take it (src/modules/previews),
 // pure: the provider's family, the action (opened, reopened, new commits, closed or merged), the
-// number, title, branches and head commit. Events previews have no use for (labels, reviews,
-// edits of the description) are named, not passed on.
+// number, title, description, branches and head commit, and whether it comes from a fork. Events
+// previews have no use for (labels, reviews) are named, not passed on.
 import type { PullRequestEvent, PullRequestEventAction, PullRequestProvider } from '../previews/previews.service.ts';
 import type { GitEvent } from './events.ts';
 import type { GitWebhookProvider } from './signatures.ts';
@@ -26,6 +26,6 @@ export function pullRequestEvent(provider: GitWebhookProvider, organizationId: s
   return {
     provider: PROVIDERS[provider], action, number: pr.number, title: pr.title ?? `#${pr.number}`,
     repositoryUrls: e.repositoryUrls, baseBranch: pr.targetBranch, headBranch: e.branch, headCommit: (e.commit ?? '').toLowerCase(),
-    author: e.pusher, organizationId,
+    author: e.pusher, organizationId, fork: pr.fork, body: pr.body,
   };
 }

@@ -38,23 +38,33 @@ export interface PreviewRow {
   pull_request_number: number; title: string; author: string | null; base_branch: string; head_branch: string; head_commit: string;
   preview_environment_id: string | null; preview_environment_name: string | null; state: PreviewState; message: string | null;
   created_at: Date; updated_at: Date | null;
+  body: string | null; from_fork: boolean; approved_commit: string | null; approved_by: string | null; approved_at: Date | null;
 }
 
 const COLUMNS = `id, organization_id, source_environment_id, provider, repository_key, repository_url, pull_request_number, title, author,
-  base_branch, head_branch, head_commit, preview_environment_id, preview_environment_name, state, message, created_at, updated_at`;
+  base_branch, head_branch, head_commit, preview_environment_id, preview_environment_name, state, message, created_at, updated_at,
+  body, from_fork, approved_commit, approved_by, approved_at`;
 
-function toPreview(r: PreviewRow): Omit<Preview, 'provider_status'> {
+/** one preview as the API shows it (without the provider's reporting) */
+export function toPreview(r: PreviewRow): Omit<Preview, 'provider_status'> {
   return {
     id: r.id, created_at: isoRequired(r.created_at), updated_at: iso(r.updated_at), environment: { id: r.source_environment_id },
     provider: r.provider, repository_url: r.repository_url, pull_request_number: r.pull_request_number, title: r.title, author: r.author,
     base_branch: r.base_branch, head_branch: r.head_branch, head_commit: r.head_commit,
     preview_environment_id: r.preview_environment_id, preview_environment_name: r.preview_environment_name, state: r.state, message: r.message,
+    from_fork: r.from_fork, approved_by: r.approved_by, approved_at: iso(r.approved_at),
   };
 }
 
 /** one preview by id (no lock), or null */
 export async function findById(db: Queryable, id: string): Promise<PreviewRow | null> {
   const rows = await db.query<PreviewRow>(`select ${COLUMNS} from previews where id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+/** one preview by id, locked (after its source environment's lock), or null */
+export async function findByIdLocked(tx: Queryable, id: string): Promise<PreviewRow | null> {
+  const rows = await tx.query<PreviewRow>(`select ${COLUMNS} from previews where id = $1 for update`, [id]);
   return rows[0] ?? null;
 }
 
@@ -67,23 +77,26 @@ export async function findLocked(tx: Queryable, sourceId: string, repositoryKey:
 
 export interface NewPreview {
   organizationId: string; sourceId: string; provider: string; repositoryKey: string; repositoryUrl: string; number: number; title: string;
-  author: string | null; baseBranch: string; headBranch: string; headCommit: string;
+  author: string | null; baseBranch: string; headBranch: string; headCommit: string; body: string | null; fromFork: boolean;
   state: PreviewState; message: string | null; previewEnvironment: { id: string; name: string } | null;
 }
 
 export async function insert(tx: Queryable, p: NewPreview): Promise<PreviewRow> {
   const rows = await tx.query<PreviewRow>(
     `insert into previews (organization_id, source_environment_id, provider, repository_key, repository_url, pull_request_number, title, author,
-       base_branch, head_branch, head_commit, state, message, preview_environment_id, preview_environment_name)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) returning ${COLUMNS}`,
+       base_branch, head_branch, head_commit, state, message, preview_environment_id, preview_environment_name, body, from_fork)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) returning ${COLUMNS}`,
     [p.organizationId, p.sourceId, p.provider, p.repositoryKey, p.repositoryUrl, p.number, p.title, p.author, p.baseBranch, p.headBranch,
-      p.headCommit, p.state, p.message, p.previewEnvironment?.id ?? null, p.previewEnvironment?.name ?? null]);
+      p.headCommit, p.state, p.message, p.previewEnvironment?.id ?? null, p.previewEnvironment?.name ?? null, p.body, p.fromFork]);
   return rows[0]!;
 }
 
 export interface PreviewChange {
   state?: PreviewState; message?: string | null; title?: string; author?: string | null; headBranch?: string; headCommit?: string;
   baseBranch?: string; repositoryUrl?: string; previewEnvironment?: { id: string; name: string } | null;
+  body?: string | null; fromFork?: boolean;
+  /** an approval: the head commit approved, by whom (now) */
+  approved?: { commit: string; by: string };
 }
 
 export async function update(tx: Queryable, id: string, c: PreviewChange): Promise<PreviewRow> {
@@ -92,11 +105,15 @@ export async function update(tx: Queryable, id: string, c: PreviewChange): Promi
        title = coalesce($5, title), author = case when $6::boolean then $7 else author end, head_branch = coalesce($8, head_branch),
        head_commit = coalesce($9, head_commit), base_branch = coalesce($10, base_branch), repository_url = coalesce($11, repository_url),
        preview_environment_id = case when $12::boolean then $13::uuid else preview_environment_id end,
-       preview_environment_name = case when $12::boolean then $14 else preview_environment_name end, updated_at = now()
+       preview_environment_name = case when $12::boolean then $14 else preview_environment_name end,
+       body = case when $15::boolean then $16 else body end, from_fork = coalesce($17, from_fork),
+       approved_commit = coalesce($18, approved_commit), approved_by = coalesce($19, approved_by),
+       approved_at = case when $18::text is null then approved_at else now() end, updated_at = now()
      where id = $1 returning ${COLUMNS}`,
     [id, c.state ?? null, c.message !== undefined, c.message ?? null, c.title ?? null, c.author !== undefined, c.author ?? null,
       c.headBranch ?? null, c.headCommit ?? null, c.baseBranch ?? null, c.repositoryUrl ?? null,
-      c.previewEnvironment !== undefined, c.previewEnvironment?.id ?? null, c.previewEnvironment?.name ?? null]);
+      c.previewEnvironment !== undefined, c.previewEnvironment?.id ?? null, c.previewEnvironment?.name ?? null,
+      c.body !== undefined, c.body ?? null, c.fromFork ?? null, c.approved?.commit ?? null, c.approved?.by ?? null]);
   return rows[0]!;
 }
 
@@ -138,11 +155,11 @@ export async function listOf(db: Queryable, sourceId: string, limit: number | nu
   return { items: rows.map(toPreview), total: total[0]!.n };
 }
 
-/** open previews of environments about to be deleted whose copy is not among them */
+/** open previews (and approved ones awaiting a new approval, copy kept) of environments about to be deleted whose copy is not among them */
 export async function openCopiesOf(tx: Queryable, sourceIds: readonly string[]): Promise<Array<{ id: string; preview_environment_id: string }>> {
   return tx.query(
     `select id, preview_environment_id from previews
-      where source_environment_id = any($1::uuid[]) and state = 'OPEN' and preview_environment_id is not null
+      where source_environment_id = any($1::uuid[]) and state in ('OPEN', 'AWAITING_APPROVAL') and preview_environment_id is not null
         and not (preview_environment_id = any($1::uuid[])) order by id for update`, [sourceIds]);
 }
 

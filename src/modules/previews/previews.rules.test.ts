@@ -2,14 +2,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../lib/errors.ts';
 import {
-  capMessage, checkPullRequestEvent, deploymentOrder, gitSourceOf, previewedBy, previewEnabled, previewEnvironmentName, previewLogLines,
+  approvalMessage, BODY_MAX_BYTES, capMessage, checkPullRequestEvent, cutText, deploymentOrder, gitSourceOf, previewedBy, previewEnabled, previewEnvironmentName, previewLogLines,
   type PullRequestEvent,
 } from './previews.rules.ts';
 
 const SHA = 'a'.repeat(40);
 const event = (over: Partial<PullRequestEvent> = {}): PullRequestEvent => ({
   provider: 'GITHUB', action: 'opened', number: 7, title: '  Add\nlogin  ', repositoryUrls: ['https://github.com/Acme/Shop.git', 'git@github.com:acme/shop.git'],
-  baseBranch: 'main', headBranch: 'feature/login', headCommit: SHA.toUpperCase(), author: 'octocat', ...over,
+  baseBranch: 'main', headBranch: 'feature/login', headCommit: SHA.toUpperCase(), author: 'octocat', fork: false, body: null, ...over,
 });
 
 test('an event is tidied: title on one line, commit in lower case, one repository key for its URLs', () => {
@@ -82,4 +82,29 @@ test('words: the log\'s first lines and the refusal', () => {
   assert.match(previewLogLines({ ...e, provider: 'GITLAB' }, false)[0]!, /^Preview of GitLab merge request !7/);
   assert.match(capMessage(e, 'staging', 2), /environment "staging" already has 2 open previews, the most allowed \(PREVIEW_MAX_PER_ENVIRONMENT=2\)/);
   assert.match(capMessage(e, 'staging', 0), /previews are turned off/);
+});
+
+test('a fork and a description: not a fork unless said; the description kept up to 64 KiB of UTF-8, NUL characters dropped', () => {
+  const { fork, body } = checkPullRequestEvent({ ...event(), fork: undefined, body: undefined }).event;
+  assert.deepEqual([fork, body], [false, null]);
+  assert.deepEqual([checkPullRequestEvent(event({ fork: true, body: '  \n ' })).event.fork, checkPullRequestEvent(event({ body: '  \n ' })).event.body], [true, null]);
+  assert.equal(checkPullRequestEvent(event({ body: 'Fixes\u0000 #3' })).event.body, 'Fixes #3');
+  const long = checkPullRequestEvent(event({ body: 'é'.repeat(40_000) })).event.body!;
+  assert.equal(Buffer.byteLength(long), BODY_MAX_BYTES);
+  assert.equal(long, 'é'.repeat(BODY_MAX_BYTES / 2));
+  const odd = cutText(`a${'é'.repeat(40_000)}`, BODY_MAX_BYTES);
+  assert.equal(odd, `a${'é'.repeat(BODY_MAX_BYTES / 2 - 1)}`, 'a character cut in half is dropped');
+  assert.throws(() => checkPullRequestEvent({ ...event(), fork: 'yes' as unknown as boolean }), (err: unknown) => err instanceof AppError && err.status === 400 && /fork/.test(err.message));
+  assert.throws(() => checkPullRequestEvent({ ...event(), body: 42 as unknown as string }), (err: unknown) => err instanceof AppError && err.status === 400 && /body/.test(err.message));
+});
+
+test('words: who may approve a fork\'s pull request and how; a kept copy stays at the approved commit', () => {
+  const e = { provider: 'GITLAB' as const, number: 4, title: 'Fix', headCommit: 'c'.repeat(40) };
+  const env = { id: 'e1', name: 'staging' };
+  const none = approvalMessage(e, env, 'p1', null);
+  assert.match(none, /^GitLab merge request !4 "Fix" comes from a fork: berth makes no preview of it and runs nothing/);
+  assert.match(none, /\(DevOps and above\) approves head commit cccccccccccc: POST \/environment\/e1\/preview\/p1\/approve, `berth preview approve p1 --environment e1`, or Approve/);
+  const kept = approvalMessage(e, env, 'p1', { name: 'staging-pr-4', approvedCommit: 'd'.repeat(40) });
+  assert.match(kept, /its preview environment "staging-pr-4" stays at the approved commit dddddddddddd, not redeployed with unreviewed code, until someone/);
+  assert.match(kept, /each new commit of the pull request waits for approval again\.$/);
 });
