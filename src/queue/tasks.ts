@@ -31,6 +31,8 @@ export const TASK_KINDS = {
   'workflows.output-deliver': { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
   /** delete the throwaway environment copy a CLONE_ENVIRONMENT workflow run deployed in, once the run settled */
   'workflows.clone-cleanup': { retryLimit: 5, retryDelay: 30, retryBackoff: true, expireInSeconds: 300 },
+  /** a preview deployment settled DEPLOYED: start the runs per pull request once the preview is healthy at its head */
+  'workflows.pull-request': { retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
   /** every minute: turn due cron-job occurrences into runs (exactly once each) */
   'jobs.schedule': { retryLimit: 1, retryDelay: 10, retryBackoff: false, expireInSeconds: 120 },
   /** run one job run (cron occurrence) to completion through the engine; a claimed run is never run twice */

@@ -44,6 +44,7 @@ export const TASK_HANDLERS = {
   'workflows.clone-cleanup': {
     run: async (ctx, payload) => { if (typeof payload.environmentId === 'string') await cleanupRunCopy(ctx, payload.environmentId); },
   },
+  'workflows.pull-request': { run: async (ctx, payload) => { await ctx.services.workflowRuns.startPullRequestRuns(String(payload.previewId)); } },
   'jobs.schedule': { run: (ctx) => tickJobSchedules(ctx) },
   'jobs.run': { run: async (ctx, payload) => { if (typeof payload.runId === 'string') await executeJobRun(ctx, ctx.services.deployments, payload.runId); }, concurrency: 4 },
   'engine.uninstall': { run: (ctx, payload) => runEngineUninstall(ctx, (payload.services ?? []) as Parameters<typeof runEngineUninstall>[1]) },

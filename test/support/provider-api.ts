@@ -37,7 +37,7 @@ const COMMENT_EDIT: Record<ProviderName, RegExp> = {
   gitlab: /^\/projects\/[^/]+\/merge_requests\/\d+\/notes\/(\d+)$/, bitbucket: /^\/repositories\/[^/]+\/[^/]+\/pullrequests\/\d+\/comments\/(\d+)$/,
 };
 const OTHER: Record<ProviderName, RegExp[]> = {
-  github: [/^\/repos\/[^/]+\/[^/]+\/deployments$/, /^\/repos\/[^/]+\/[^/]+\/deployments\/\d+\/statuses$/],
+  github: [/^\/repos\/[^/]+\/[^/]+\/deployments$/, /^\/repos\/[^/]+\/[^/]+\/deployments\/\d+\/statuses$/, /^\/repos\/[^/]+\/[^/]+\/statuses\/[0-9a-f]+$/],
   gitea: [/^\/repos\/[^/]+\/[^/]+\/statuses\/[0-9a-f]+$/],
   gitlab: [/^\/projects\/[^/]+\/statuses\/[0-9a-f]+$/],
   bitbucket: [/^\/repositories\/[^/]+\/[^/]+\/commit\/[0-9a-f]+\/statuses\/build$/],

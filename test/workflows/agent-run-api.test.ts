@@ -282,7 +282,7 @@ describe('agent runs through the API (simulated engine)', () => {
     const c = await t.request('POST', `/organization/${org.id}/mcpServer`, { token: org.token, body: { name, url: 'https://mcp.example.com/gh', headers } });
     assert.equal(c.status, 201, c.raw);
     const w = await create({
-      model: { type: 'CLAUDE', api_key: API_KEY, settings: '{"model": "claude-sonnet-4-5", "max_turns": 12}' },
+      model: { type: 'CLAUDE', api_key: API_KEY, settings: '{"model": "claude-sonnet-4-5", "max_turns": 12, "max_cost_usd": 1.25}' },
       mcp_servers: [{ id: c.body.id, required: true }],
       mcp: JSON.stringify({ mcpServers: { everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'] } } }),
       governance: { host_allowlist: ['pypi.org'] },
@@ -292,6 +292,7 @@ describe('agent runs through the API (simulated engine)', () => {
     assert.equal(spec.runId, run.id);
     assert.equal(spec.workflowId, w.id);
     assert.equal(spec.maxTurns, 12);
+    assert.equal(spec.maxCostUsd, 1.25);
     assert.equal(spec.model.modelId, 'claude-sonnet-4-5');
     // the key
     assert.equal(spec.model.kind, 'anthropic');
@@ -354,6 +355,7 @@ describe('agent runs through the API (simulated engine)', () => {
     assert.match(problemOf(await prepareAgentRun(deps({ requireCredential: true }), run.deployment_id, w.id)), /no model credential/);
     const spec = specOf(await prepareAgentRun(deps({ requireCredential: false }), run.deployment_id, w.id));
     assert.deepEqual(spec.model.env, {});
+    assert.equal(spec.maxCostUsd, null, 'no max_cost_usd: no spend cap');
     assert.equal((await finished(w.id, run.id)).status, 'SUCCEEDED');
     // a provider's credential counts
     const p = await t.request('POST', `/organization/${org.id}/llmProvider`, { token: org.token, body: { name: `p-${randomUUID().slice(0, 6)}`, type: 'CLAUDE', credential: 'sk-provider-cred-0a1b2c' } });

@@ -36,14 +36,15 @@ describe('workflow model settings and mcp configuration', () => {
   test('create with bad settings: 400 listing each problem, nothing stored', async () => {
     const before = await workflowCount();
     const errors = invalid(await create({
-      model: { type: 'CLAUDE', settings: JSON.stringify({ temperature: 0, max_turns: 0, timeout_seconds: 5, base_url: 'ftp://gw.example', model: 'claude sonnet' }) },
+      model: { type: 'CLAUDE', settings: JSON.stringify({ temperature: 0, max_turns: 0, timeout_seconds: 5, base_url: 'ftp://gw.example', model: 'claude sonnet', max_cost_usd: -2 }) },
     }));
     assert.deepEqual(errors, [
-      { field: 'model.settings', message: 'model.settings.temperature is not a known member; the members are model, base_url, max_turns, timeout_seconds' },
+      { field: 'model.settings', message: 'model.settings.temperature is not a known member; the members are model, base_url, max_turns, timeout_seconds, max_cost_usd' },
       { field: 'model.settings', message: 'model.settings.max_turns must be an integer from 1 to 500; got 0' },
       { field: 'model.settings', message: 'model.settings.timeout_seconds must be an integer from 10 to 86400; got 5' },
       { field: 'model.settings', message: 'model.settings.base_url must be an http or https URL; got the scheme "ftp"' },
       { field: 'model.settings', message: 'model.settings.model must not contain white space or control characters; got "claude sonnet"' },
+      { field: 'model.settings', message: 'model.settings.max_cost_usd must be a number of US dollars above 0 and at most 10000, or null (no spend cap); got -2' },
     ]);
     assert.match(invalid(await create({ model: { type: 'CLAUDE', settings: 'max_turns: 3' } }))[0]!.message, /^model\.settings must be JSON text \(or empty\): /);
     assert.match(invalid(await create({ model: { type: 'CLAUDE', settings: '[30]' } }))[0]!.message, /^model\.settings must be a JSON object/);
@@ -111,7 +112,7 @@ describe('workflow model settings and mcp configuration', () => {
   });
 
   test('a valid configuration round-trips to the letter; empty text is allowed', async () => {
-    const settings = '{\n  "model": "claude-sonnet-4-5",\n  "base_url": "https://litellm.internal.example/anthropic",\n  "max_turns": 50,\n  "timeout_seconds": 600\n}';
+    const settings = '{\n  "model": "claude-sonnet-4-5",\n  "base_url": "https://litellm.internal.example/anthropic",\n  "max_turns": 50,\n  "timeout_seconds": 600,\n  "max_cost_usd": 2.5\n}';
     const mcp = JSON.stringify({ mcpServers: {
       everything: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything'], env: { LOG: 'debug' } },
       docs: { type: 'http', url: 'https://mcp.example.com/docs', headers: { 'X-Team': 'platform' } },
@@ -153,7 +154,7 @@ describe('workflow model settings and mcp configuration', () => {
 
   test('the OpenAPI document names the members of model.settings and mcp, with their defaults', async () => {
     const doc = (await t.request('GET', '/openapi.json')).raw;
-    for (const words of ['`max_turns` (integer 1–500, default 30)', '`timeout_seconds` (integer 10–86400, default 1800', '`base_url`', '`model`', '{"mcpServers": {NAME: server}}', '"type": "http" | "sse"']) {
+    for (const words of ['`max_turns` (integer 1–500, default 30)', '`timeout_seconds` (integer 10–86400, default 1800', '`max_cost_usd` (number of US dollars above 0, at most 10000; default none: no spend cap)', '`base_url`', '`model`', '{"mcpServers": {NAME: server}}', '"type": "http" | "sse"']) {
       assert.ok(doc.includes(JSON.stringify(words).slice(1, -1)), `missing ${words}`);
     }
   });

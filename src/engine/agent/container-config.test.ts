@@ -21,7 +21,7 @@ const spec = (over: Partial<AgentRunSpec> = {}): AgentRunSpec => ({
   environmentId: 'cccccccc-0000-4000-8000-000000000003', projectId: 'dddddddd-0000-4000-8000-000000000004',
   organizationId: 'eeeeeeee-0000-4000-8000-000000000005', prompt: PROMPT,
   model: { kind: 'anthropic', modelId: null, baseUrl: null, env: { ANTHROPIC_API_KEY: API_KEY }, region: null },
-  maxTurns: 30, timeoutSeconds: 1800, mcpServers: {}, mcpEnv: {}, repositories: [], context: { services: [] }, hostAllowlist: [],
+  maxTurns: 30, maxCostUsd: null, timeoutSeconds: 1800, mcpServers: {}, mcpEnv: {}, repositories: [], context: { services: [] }, hostAllowlist: [],
   resources: { cpuMilli: 1000, ramMib: 2048 }, dockerFragment: '', secrets: [API_KEY], ...over,
 });
 
@@ -48,6 +48,17 @@ test('agentArgs: headless stream-json with the max turns; no --mcp-config withou
 
   const withServers = agentArgs(spec(withConnector()));
   assert.equal(withServers[withServers.indexOf('--mcp-config') + 1], '/berth/mcp.json');
+});
+
+test('agentArgs: --max-budget-usd with the spend cap when there is one, none without', () => {
+  assert.ok(!agentArgs(spec()).includes('--max-budget-usd'), 'maxCostUsd null: no spend cap');
+  for (const [cap, arg] of [[0.5, '0.5'], [2.5, '2.5'], [0.0001, '0.0001'], [10000, '10000']] as const) {
+    const args = agentArgs(spec({ maxCostUsd: cap }));
+    assert.equal(args.filter((a) => a === '--max-budget-usd').length, 1);
+    assert.equal(args[args.indexOf('--max-budget-usd') + 1], arg);
+    // the turn cap stays beside it
+    assert.equal(args[args.indexOf('--max-turns') + 1], '30');
+  }
 });
 
 test('agentArgs: never the prompt nor a secret in argv', () => {

@@ -6,6 +6,7 @@ import type { AgentRunSpec } from './spec.ts';
 /** claude's arguments (after `claude`); the prompt is read from stdin */
 export function agentArgs(spec: AgentRunSpec): string[] {
   const args = ['-p', '--output-format', 'stream-json', '--verbose', '--max-turns', String(spec.maxTurns), '--permission-mode', 'bypassPermissions'];
+  if (typeof spec.maxCostUsd === 'number') args.push('--max-budget-usd', String(spec.maxCostUsd));
   if (spec.model.modelId) args.push('--model', spec.model.modelId);
   if (Object.keys(spec.mcpServers).length > 0) args.push('--mcp-config', '/berth/mcp.json', '--strict-mcp-config');
   return args;

@@ -26,6 +26,8 @@ export interface AgentRepository {
   dir: string;
   url: string;
   branch: string;
+  /** a commit of the branch to check out (a run per pull request: its head); null or absent: the branch's newest */
+  commit?: string | null;
   /** the git token the host clones with (never put in the run container) */
   token: string | null;
   /** the basic-auth user name sent with the token when the URL has none */
@@ -43,7 +45,11 @@ export interface AgentRunSpec {
   /** the whole prompt: agent_prompt, the trigger, the outputs' instructions, the context */
   prompt: string;
   model: AgentModel;
+  /** model.settings.max_turns: the harness stops the agent after that many turns (--max-turns) */
   maxTurns: number;
+  /** model.settings.max_cost_usd: the harness stops the agent once its model calls cost that much
+   * in US dollars (--max-budget-usd); null: no spend cap */
+  maxCostUsd: number | null;
   timeoutSeconds: number;
   /** the raw `mcp` servers and the attached connectors, connector header values as ${VAR} references into mcpEnv */
   mcpServers: Record<string, McpServerEntry>;

@@ -11,7 +11,7 @@ import { ownerLabels, type OwnerIds } from '../docker/naming.ts';
 import { allowedHosts, parseProxyLine, PROXY_ALIAS, PROXY_PORT } from './egress.ts';
 import { AGENT_USER } from './image.ts';
 import type { AgentRunOutcome, AgentRunSpec } from './spec.ts';
-import { redactor, Transcript } from './transcript.ts';
+import { dollars, redactor, Transcript } from './transcript.ts';
 import { agentArgs, agentEnv } from './container-config.ts';
 
 export const MiB = 1024 * 1024;
@@ -101,7 +101,8 @@ export async function superviseRun(spec: AgentRunSpec, run: RunContainers, log: 
   });
   const err = lineStream(async (line) => { if (line.trim()) await log('RUNTIME', `stderr: ${redact(line)}`); });
   docker.modem.demuxStream(await agent.attach({ stream: true, stdout: true, stderr: true }), out.sink, err.sink);
-  await log('DEPLOY', redact(`Starting the agent (max ${spec.maxTurns} turns, timeout ${spec.timeoutSeconds} s, ${spec.resources.cpuMilli} mCPU, ${spec.resources.ramMib} MiB)`));
+  const spend = typeof spec.maxCostUsd === 'number' ? `spend cap ${dollars(spec.maxCostUsd)}` : 'no spend cap';
+  await log('DEPLOY', redact(`Starting the agent (max ${spec.maxTurns} turns, ${spend}, timeout ${spec.timeoutSeconds} s, ${spec.resources.cpuMilli} mCPU, ${spec.resources.ramMib} MiB)`));
   await run.begin();
   const timer = setTimeout(() => stop(`The run timed out after ${spec.timeoutSeconds} s (model.settings timeout_seconds)`), spec.timeoutSeconds * 1000);
   const onAbort = () => stop('canceled');
@@ -124,7 +125,7 @@ export async function superviseRun(spec: AgentRunSpec, run: RunContainers, log: 
   const failed = (message: string) => failedOutcome(redact(message), ctx.started, usage);
   if (stopReason) return failed(stopReason);
   if (oom) return failed(`The agent ran out of memory (resources.ram_mib ${spec.resources.ramMib})`);
-  const harnessFailure = transcript.failureMessage();
+  const harnessFailure = transcript.failureMessage({ maxTurns: spec.maxTurns, maxCostUsd: spec.maxCostUsd });
   if (harnessFailure) return failed(harnessFailure);
   if (exit.StatusCode !== 0 || !s.finished) return failed(`The agent exited with code ${exit.StatusCode}${s.finished ? '' : ' before giving a result'}`);
   return { status: 'SUCCEEDED', message: null, durationMs: Date.now() - ctx.started, ...usage };

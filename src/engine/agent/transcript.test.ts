@@ -3,7 +3,7 @@
 // assistant text and tool_use, user tool_result, system/api_retry, result). Secrets never show.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { redactor, TEXT_LIMIT, TOOL_INPUT_LIMIT, TOOL_RESULT_LIMIT, Transcript } from './transcript.ts';
+import { dollars, redactor, TEXT_LIMIT, TOOL_INPUT_LIMIT, TOOL_RESULT_LIMIT, Transcript } from './transcript.ts';
 
 const SESSION = '8f0e2c1a-5b7d-4e3f-9a61-0c2d4b6e8f10';
 const API_KEY = 'sk-ant-api03-Zx9Qv7LmN4pR2tY8wK5bH1cJ6dF3gS0a';
@@ -115,7 +115,7 @@ test('the result event fills the summary; failureMessage() is null on success', 
   assert.match(lines[0]!, /^Agent finished \(success\): 7 turns, 12345 tokens in, 678 out, \$0\.0421$/);
   assert.equal(lines[1], 'result: db-1: /var was 97% full; removed 12 GB of rotated logs');
   assert.deepEqual(t.summary, {
-    finished: true, isError: false, result: 'db-1: /var was 97% full; removed 12 GB of rotated logs', numTurns: 7,
+    finished: true, isError: false, subtype: 'success', errors: [], result: 'db-1: /var was 97% full; removed 12 GB of rotated logs', numTurns: 7,
     inputTokens: 12345, outputTokens: 678, costUsd: 0.0421, apiErrorStatus: null, authRefused: null,
   });
   assert.equal(t.failureMessage(), null);
@@ -133,11 +133,75 @@ test('an error result: failureMessage() says the model API status and the harnes
   assert.ok(m);
   assert.match(m, /model API 401/);
   assert.match(m, /invalid x-api-key/);
-  // a non-success subtype is an error too (max turns reached)
-  const turns = new Transcript([]);
-  turns.lines(resultEvent({ subtype: 'error_max_turns', is_error: false, result: undefined, num_turns: 30 }));
-  assert.equal(turns.summary.isError, true);
-  assert.match(turns.failureMessage() ?? '', /^The agent failed/);
+  // a non-success subtype is an error too, in the harness's words (its `errors`) when it gave no result
+  const during = new Transcript([]);
+  during.lines(resultEvent({ subtype: 'error_during_execution', is_error: false, result: undefined, errors: ['Tool execution aborted'] }));
+  assert.equal(during.summary.isError, true);
+  assert.equal(during.failureMessage(), 'The agent failed: Tool execution aborted');
+  const bare = new Transcript([]);
+  bare.lines(resultEvent({ subtype: 'error_during_execution', is_error: true, result: undefined }));
+  assert.equal(bare.failureMessage(), 'The agent failed: no result (error_during_execution)');
+});
+
+// the result events Claude Code 2.1.328 printed when a scripted model asked for two tool calls under
+// `--max-turns 1`, and under `--max-budget-usd 0.0001` (model usage 100 tokens in, 20 out): no
+// `result` text, the cap in `errors`, the subtype saying which cap
+const maxTurnsResult = (over: Record<string, unknown> = {}) => resultEvent({
+  subtype: 'error_max_turns', is_error: true, result: undefined, num_turns: 2, stop_reason: 'tool_use', terminal_reason: 'max_turns',
+  total_cost_usd: 0.0008, usage: { input_tokens: 100, output_tokens: 20 }, errors: ['Reached maximum number of turns (1)'], ...over,
+});
+const maxBudgetResult = (over: Record<string, unknown> = {}) => resultEvent({
+  subtype: 'error_max_budget_usd', is_error: true, result: undefined, num_turns: 1, stop_reason: 'tool_use', terminal_reason: 'budget_exhausted',
+  total_cost_usd: 0.0008, usage: { input_tokens: 0, output_tokens: 0 }, errors: ['Reached maximum budget ($0.0001)'], ...over,
+});
+
+test('the turn cap hit: the message names the cap, its value and model.settings.max_turns', () => {
+  const t = new Transcript([]);
+  const lines = t.lines(maxTurnsResult());
+  assert.deepEqual(lines, ['Agent finished (error_max_turns, error): 2 turns, 100 tokens in, 20 out, $0.0008']);
+  assert.equal(t.summary.subtype, 'error_max_turns');
+  assert.deepEqual(t.summary.errors, ['Reached maximum number of turns (1)']);
+  assert.equal(t.failureMessage({ maxTurns: 30, maxCostUsd: null }), 'The agent stopped at its turn cap: 30 turns (model.settings.max_turns)');
+  assert.equal(t.failureMessage({ maxTurns: 1, maxCostUsd: 0.5 }), 'The agent stopped at its turn cap: 1 turn (model.settings.max_turns)');
+  // without the run's caps it still names which one and where it is set
+  assert.equal(t.failureMessage(), 'The agent stopped at its turn cap (model.settings.max_turns)');
+  // is_error false with the subtype (older harnesses) is the same stop
+  const older = new Transcript([]);
+  older.lines(maxTurnsResult({ is_error: false, errors: undefined }));
+  assert.equal(older.failureMessage({ maxTurns: 12, maxCostUsd: null }), 'The agent stopped at its turn cap: 12 turns (model.settings.max_turns)');
+});
+
+test('the spend cap hit: the message names the cap, model.settings.max_cost_usd and what had been spent', () => {
+  const t = new Transcript([]);
+  assert.deepEqual(t.lines(maxBudgetResult({ total_cost_usd: 0.53 })), ['Agent finished (error_max_budget_usd, error): 1 turns, 0 tokens in, 0 out, $0.5300']);
+  assert.equal(t.summary.subtype, 'error_max_budget_usd');
+  assert.equal(t.failureMessage({ maxTurns: 30, maxCostUsd: 0.5 }),
+    'The agent stopped at its spend cap: $0.50 (model.settings.max_cost_usd); it had spent $0.53');
+  const tiny = new Transcript([]);
+  tiny.lines(maxBudgetResult());
+  assert.equal(tiny.failureMessage({ maxTurns: 30, maxCostUsd: 0.0001 }),
+    'The agent stopped at its spend cap: $0.0001 (model.settings.max_cost_usd); it had spent $0.0008');
+  // no cost in the event: the cap alone; no cap known: the member alone
+  const unknown = new Transcript([]);
+  unknown.lines(maxBudgetResult({ total_cost_usd: undefined }));
+  assert.equal(unknown.failureMessage({ maxTurns: 30, maxCostUsd: 2.5 }), 'The agent stopped at its spend cap: $2.50 (model.settings.max_cost_usd)');
+  assert.equal(unknown.failureMessage(), 'The agent stopped at its spend cap (model.settings.max_cost_usd)');
+  // a run that succeeded under its caps has no message, caps or not
+  const fine = new Transcript([]);
+  fine.lines(resultEvent());
+  assert.equal(fine.failureMessage({ maxTurns: 30, maxCostUsd: 0.01 }), null);
+});
+
+test('dollars: two decimals at least, up to six, no grouping; a tiny amount as JavaScript writes it', () => {
+  assert.equal(dollars(0.5), '$0.50');
+  assert.equal(dollars(0.53), '$0.53');
+  assert.equal(dollars(2.5), '$2.50');
+  assert.equal(dollars(10000), '$10000.00');
+  assert.equal(dollars(0.0008), '$0.0008');
+  assert.equal(dollars(0.1 + 0.2), '$0.30');
+  assert.equal(dollars(0.0006000000000000001), '$0.0006');
+  assert.equal(dollars(1e-7), '$1e-7');
+  assert.equal(dollars(0), '$0.00');
 });
 
 test('an api_retry with 401 or 403 marks the credential refused; failureMessage() returns it when no result came', () => {

@@ -1,7 +1,9 @@
 // The harness's stream-json output (one JSON event a line: system/init, assistant messages with
 // text and tool calls, user messages carrying tool results, api_retry notices, the final result)
 // turned into the run's log lines and its outcome. Pure: no I/O; the runner feeds it lines.
-// Secrets are redacted from every line it returns; tool results are bounded excerpts.
+// Secrets are redacted from every line it returns; tool results are bounded excerpts. A run the
+// harness stopped at its turn or spend cap is told by the result's subtype (error_max_turns,
+// error_max_budget_usd), and its message names that cap and the member that sets it.
 
 export const TEXT_LIMIT = 4000;
 export const TOOL_INPUT_LIMIT = 600;
@@ -11,6 +13,10 @@ export interface TranscriptSummary {
   /** the final `result` event was seen */
   finished: boolean;
   isError: boolean;
+  /** the result's subtype: success, error_max_turns, error_max_budget_usd, error_during_execution… */
+  subtype: string | null;
+  /** the harness's own words for an error result without a `result` text (its `errors`) */
+  errors: string[];
   result: string | null;
   numTurns: number | null;
   inputTokens: number | null;
@@ -23,6 +29,18 @@ export interface TranscriptSummary {
 }
 
 type Json = Record<string, unknown>;
+
+/** the caps a run was given (its spec's), quoted when the harness stops at one */
+export interface RunCaps {
+  maxTurns: number;
+  maxCostUsd: number | null;
+}
+
+/** an amount in US dollars as people write it: $0.50, $2.50, $0.0008, $10000.00 (a tiny one as JavaScript writes it: $1e-7) */
+export function dollars(amount: number): string {
+  const text = amount.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 6, useGrouping: false });
+  return `$${Number(text) === 0 && amount !== 0 ? String(amount) : text}`;
+}
 
 function excerpt(text: string, limit: number): string {
   const flat = text.length > limit ? `${text.slice(0, limit)}… (${text.length - limit} more characters)` : text;
@@ -48,7 +66,7 @@ function textOf(content: unknown): string {
 
 export class Transcript {
   readonly summary: TranscriptSummary = {
-    finished: false, isError: false, result: null, numTurns: null, inputTokens: null, outputTokens: null, costUsd: null, apiErrorStatus: null, authRefused: null,
+    finished: false, isError: false, subtype: null, errors: [], result: null, numTurns: null, inputTokens: null, outputTokens: null, costUsd: null, apiErrorStatus: null, authRefused: null,
   };
   private readonly toolNames = new Map<string, string>();
   private readonly redact: (line: string) => string;
@@ -129,7 +147,9 @@ export class Transcript {
     const usage = (e.usage ?? {}) as Json;
     const s = this.summary;
     s.finished = true;
-    s.isError = e.is_error === true || (typeof e.subtype === 'string' && e.subtype !== 'success');
+    s.subtype = typeof e.subtype === 'string' ? e.subtype : null;
+    s.isError = e.is_error === true || (s.subtype !== null && s.subtype !== 'success');
+    s.errors = Array.isArray(e.errors) ? e.errors.filter((x): x is string => typeof x === 'string') : [];
     s.result = typeof e.result === 'string' ? e.result : null;
     s.numTurns = typeof e.num_turns === 'number' ? e.num_turns : null;
     s.inputTokens = typeof usage.input_tokens === 'number' ? usage.input_tokens : null;
@@ -141,12 +161,25 @@ export class Transcript {
     return s.result ? [head, `result: ${excerpt(s.result, TEXT_LIMIT)}`] : [head];
   }
 
-  /** why the run failed, from what the harness said (null when it did not fail by its own account) */
-  failureMessage(): string | null {
+  /**
+   * why the run failed, from what the harness said (null when it did not fail by its own account):
+   * a cap it stopped at is named with its value (from `caps`, the run's spec) and the member that sets it
+   */
+  failureMessage(caps: RunCaps | null = null): string | null {
     const s = this.summary;
     if (s.authRefused && !s.finished) return s.authRefused;
     if (!s.isError) return null;
+    if (s.subtype === 'error_max_turns') {
+      const cap = caps ? `: ${caps.maxTurns} turn${caps.maxTurns === 1 ? '' : 's'}` : '';
+      return `The agent stopped at its turn cap${cap} (model.settings.max_turns)`;
+    }
+    if (s.subtype === 'error_max_budget_usd') {
+      const cap = caps?.maxCostUsd != null ? `: ${dollars(caps.maxCostUsd)}` : '';
+      const spent = s.costUsd !== null ? `; it had spent ${dollars(s.costUsd)}` : '';
+      return `The agent stopped at its spend cap${cap} (model.settings.max_cost_usd)${spent}`;
+    }
     const status = s.apiErrorStatus ? ` (model API ${s.apiErrorStatus})` : '';
-    return `The agent failed${status}: ${this.redact(s.result ?? 'no result')}`;
+    const words = s.result ?? (s.errors.length ? s.errors.join('; ') : null) ?? `no result (${s.subtype ?? 'unknown'})`;
+    return `The agent failed${status}: ${this.redact(words)}`;
   }
 }

@@ -44,10 +44,10 @@ export async function prepareWorkspace(docker: Docker, containerId: string, spec
     await writeFile(join(root, 'berth', 'context.json'), files.context);
     if (files.mcpConfig) await writeFile(join(root, 'berth', 'mcp.json'), files.mcpConfig);
     for (const repo of spec.repositories) {
-      await log(`Cloning ${redactUrls(repo.url)} (branch ${repo.branch}) into /workspace/${repo.dir}`);
+      await log(`Cloning ${redactUrls(repo.url)} (branch ${repo.branch}${repo.commit ? ` at ${repo.commit.slice(0, 12)}` : ''}) into /workspace/${repo.dir}`);
       const work = join(root, 'clones', repo.dir);
       await mkdir(work, { recursive: true });
-      const cloned = await cloneRepository({ url: repo.url, branch: repo.branch, commit: null, rootPath: null, token: repo.token, username: repo.username ?? null },
+      const cloned = await cloneRepository({ url: repo.url, branch: repo.branch, commit: repo.commit ?? null, rootPath: null, token: repo.token, username: repo.username ?? null },
         { allowLocal: opts.allowLocalGit, workDir: work }, log, signal).catch((err: unknown) => {
         if (err instanceof EngineFailure) throw new EngineFailure('deploy', `Repository ${redactUrls(repo.url)}: ${err.message}`);
         throw err;

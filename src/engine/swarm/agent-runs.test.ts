@@ -6,7 +6,7 @@ import type { AgentRunSpec } from '../agent/spec.ts';
 const spec: AgentRunSpec = {
   runId: 'r-1', workflowId: 'w', workflowSlug: 'triage', environmentId: 'e', projectId: 'p', organizationId: 'o', prompt: 'do it',
   model: { kind: 'anthropic', modelId: null, baseUrl: 'http://model:8080', region: null, env: { ANTHROPIC_API_KEY: 'sk-secret' } },
-  maxTurns: 5, timeoutSeconds: 60, mcpServers: {}, mcpEnv: {}, repositories: [], context: { services: [] }, hostAllowlist: [],
+  maxTurns: 5, maxCostUsd: null, timeoutSeconds: 60, mcpServers: {}, mcpEnv: {}, repositories: [], context: { services: [] }, hostAllowlist: [],
   resources: { cpuMilli: 500, ramMib: 256 }, dockerFragment: '', secrets: ['sk-secret'],
 } as unknown as AgentRunSpec;
 const specs = agentRunSpecs(spec, { image: 'agent:1', nodeId: 'node-a', internal: 'berth-run-r-1', environmentNetwork: 'berth-env-e', hosts: ['model'], urls: [], labels: { 'berth.run_id': 'r-1' } });

@@ -56,6 +56,8 @@ export interface DeploymentsService {
   act(p: Principal, serviceId: string, type: string, label: string, action: DeploymentAction, body?: { git_commit_id?: string | null; image_tag?: string | null }): Promise<DeploymentRecord>;
   actOnEnvironment(p: Principal, environmentId: string, action: DeploymentAction): Promise<EnvironmentActionResult>;
   cancel(p: Principal, deploymentId: string): Promise<DeploymentRecord>;
+  /** cancels a deployment not finished yet in the caller's transaction (no authorization: a rule of another module, e.g. a stale run per pull request); the runner that runs it stops at its next look */
+  cancelInTransaction(tx: Queryable, deploymentId: string): Promise<void>;
   cancelEnvironment(p: Principal, environmentId: string): Promise<EnvironmentActionResult>;
   get(p: Principal, deploymentId: string): Promise<DeploymentRecord>;
   queue(p: Principal, environmentId: string, req: PageRequest): Promise<{ results: DeploymentRecord[]; pagination: ReturnType<typeof page>['pagination'] }>;
@@ -220,6 +222,13 @@ export function createDeploymentsService(deps: {
       });
       lifecycle.running.get(deploymentId)?.abort(new Error('canceled'));
       return record;
+    },
+    async cancelInTransaction(tx, deploymentId) {
+      const d = await repo.findDeployment(tx, deploymentId);
+      if (!d || d.finished) return;
+      await repo.lockEnvironment(tx, d.environment_id);
+      const fresh = await repo.findDeployment(tx, deploymentId);
+      if (fresh && !fresh.finished) await cancelIn(tx, fresh);
     },
     async cancelEnvironment(p, environmentId) {
       await scope.environment(p, environmentId, 'write');

@@ -25,6 +25,8 @@ export interface StatusPost {
   /** GitHub: the Deployment made at the first stage (null: make it now) */
   deploymentId: string | null;
   transient: boolean;
+  /** a commit status rather than a deployment (an agent run's verdict); only GitHub tells them apart */
+  check?: boolean;
 }
 
 export interface Answer { status: number | null; error: string | null; id: string | null }
@@ -56,12 +58,20 @@ async function call(t: ProviderTarget, o: TransportOptions, method: string, path
   return { status: r.status, error, id };
 }
 
+/** GitHub's commit status states (a check such as an agent's verdict), where its deployment statuses have their own */
+const GITHUB_COMMIT_STATES: Record<StatusPost['outcome'], string> = { queued: 'pending', in_progress: 'pending', success: 'success', failure: 'failure', canceled: 'error' };
+
 /** posts a status; for GitHub, makes the Deployment first when `deploymentId` is null (its id is the answer's `id`) */
 export async function postStatus(t: ProviderTarget, o: TransportOptions, s: StatusPost): Promise<Answer> {
   const state = PROVIDER_STATES[t.family][s.outcome];
   const repo = enc(t.repository);
   switch (t.family) {
     case 'GITHUB': {
+      if (s.check) {
+        return call(t, o, 'POST', `/repos/${repo}/statuses/${s.commit}`, {
+          state: GITHUB_COMMIT_STATES[s.outcome], context: s.context, description: s.description, ...(s.url ? { target_url: s.url } : {}),
+        });
+      }
       let deploymentId = s.deploymentId;
       if (deploymentId === null) {
         const made = await call(t, o, 'POST', `/repos/${repo}/deployments`, {

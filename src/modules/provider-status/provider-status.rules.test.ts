@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  apiBase, classifyAnswer, escapeMarkdown, outcomeAt, renderComment, reportOrigin, repositoryPath, retryDelay, safeUrl, stageOf, stagesToPost,
+  agentRunOf, describeVerdict, apiBase, classifyAnswer, escapeMarkdown, outcomeAt, renderComment, reportOrigin, repositoryPath, retryDelay, safeUrl, stageOf, stagesToPost,
   PROVIDER_STATES,
 } from './provider-status.rules.ts';
 
@@ -54,4 +54,26 @@ test('the comment escapes every user-controlled string and keeps only http(s) li
   assert.ok(body.includes('❌ Failed: boom &lt;img&gt;'));
   assert.ok(!/<img|<7>/.test(body));
   assert.match(renderComment({ environmentName: null, state: 'CLOSED', message: 'closed', headCommit: SHA, rows: [] }), /\*\*Closed\*\*: closed/);
+});
+
+test('an agent run per pull request: told by its metadata; its verdict is the first line of its answer, cut for the provider', () => {
+  assert.deepEqual(agentRunOf({ metadata: { agentic_workflow_run_id: 'r1', agent: { workflow_name: 'reviewer' } } }), { runId: 'r1', workflowName: 'reviewer' });
+  assert.equal(agentRunOf({ metadata: { agentic_workflow_run_id: 'r1' } }), null, 'a run that is no pull request\'s');
+  assert.equal(agentRunOf({ metadata: { preview: { preview_id: 'p' } } }), null);
+  assert.equal(describeVerdict('success', { result: '\n  LGTM: login works\nDetails below', message: null }), 'LGTM: login works');
+  assert.equal(describeVerdict('failure', { result: null, message: 'The agent stopped at its turn cap' }), 'Agent run failed: The agent stopped at its turn cap');
+  assert.equal(describeVerdict('canceled', { result: null, message: 'A newer commit was pushed' }), 'Agent run canceled: A newer commit was pushed');
+  assert.equal(describeVerdict('queued', null), 'Agent run queued in berth');
+  assert.equal(describeVerdict('success', { result: 'x'.repeat(300), message: null }).length, 140);
+});
+
+test('the comment lists agent runs with their verdict escaped, under the services; a closed preview keeps them', () => {
+  const agents = [{ workflow: 'reviewer', status: 'SUCCEEDED', verdict: '<img src=x> **ok**', commit: SHA, url: 'http://berth.test/ui/workflows/w/runs/r' }];
+  const open = renderComment({ environmentName: 'staging-pr-1', state: 'OPEN', message: null, headCommit: SHA, rows: [], agents });
+  assert.match(open, /#### Agent runs/);
+  assert.match(open, /\| \[reviewer\]\(http:\/\/berth\.test\/ui\/workflows\/w\/runs\/r\) \| ✅ Done \| &lt;img src=x&gt; \\\*\\\*ok\\\*\\\* \| `aaaaaaa` \|/);
+  assert.doesNotMatch(open, /<img/);
+  const closed = renderComment({ environmentName: 'staging-pr-1', state: 'CLOSED', message: 'closed', headCommit: SHA, rows: [], agents });
+  assert.match(closed, /\*\*Closed\*\*[\s\S]*#### Agent runs/);
+  assert.doesNotMatch(renderComment({ environmentName: null, state: 'OPEN', message: null, headCommit: SHA, rows: [] }), /Agent runs/);
 });

@@ -51,6 +51,26 @@ export function reportOrigin(d: Pick<DeploymentRecord, 'action' | 'git_commit_id
   return null;
 }
 
+/** an agent run per pull request's deployment (its verdict is reported as a check, not a deployment), from metadata.agent */
+export function agentRunOf(d: Pick<DeploymentRecord, 'metadata'>): { runId: string; workflowName: string } | null {
+  const agent = obj(d.metadata?.agent);
+  const runId = str(d.metadata?.agentic_workflow_run_id);
+  return agent && runId && str(agent.workflow_name) ? { runId, workflowName: agent.workflow_name as string } : null;
+}
+
+/** the one line posted with an agent run's status: its verdict (the agent's final answer, its first line) when done */
+export function describeVerdict(o: Outcome, run: { result: string | null; message: string | null } | null): string {
+  const first = (t: string | null | undefined) => (t ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  let text: string;
+  if (o === 'queued') text = 'Agent run queued in berth';
+  else if (o === 'in_progress') text = 'Agent running against the preview';
+  else if (o === 'success') text = first(run?.result) || 'Agent run finished';
+  else if (o === 'canceled') text = `Agent run canceled${run?.message ? `: ${first(run.message)}` : ''}`;
+  else text = `Agent run failed${run?.message ? `: ${first(run.message)}` : ''}`;
+  text = text.replace(/\s+/g, ' ');
+  return text.length > 140 ? `${text.slice(0, 139)}…` : text;
+}
+
 /** the repository a service builds from and the git token it clones with (applications, jobs built from git) */
 export function repositoryOfSpec(type: string, spec: Record<string, unknown>): { repositoryUrl: string | null; gitTokenId: string | null } {
   const git = type === 'APPLICATION' ? obj(spec.git_repository) : type === 'JOB' ? obj(obj(obj(spec.source)?.docker)?.git_repository) : null;
@@ -180,8 +200,27 @@ export function safeUrl(url: string | null): string | null {
 }
 
 export interface CommentRow { service: string; url: string | null; status: string; commit: string; message: string | null }
+/** an agent run per pull request in the comment: the workflow, the run's status and its verdict */
+export interface AgentCommentRow { workflow: string; status: string; verdict: string | null; commit: string; url: string | null }
 export interface CommentData {
-  environmentName: string | null; state: 'OPEN' | 'REFUSED' | 'FAILED' | 'CLOSED'; message: string | null; headCommit: string; rows: CommentRow[];
+  environmentName: string | null; state: 'OPEN' | 'REFUSED' | 'FAILED' | 'CLOSED' | 'AWAITING_APPROVAL'; message: string | null; headCommit: string; rows: CommentRow[];
+  agents?: AgentCommentRow[];
+}
+
+const RUN_WORDS: Record<string, string> = { QUEUED: '⏳ Queued', RUNNING: '🔄 Running', SUCCEEDED: '✅ Done', FAILED: '❌ Failed', CANCELED: '⚪ Canceled' };
+const VERDICT_MAX = 600;
+
+/** the comment's agent section: one row per run, the verdict escaped and cut */
+function agentSection(agents: readonly AgentCommentRow[]): string[] {
+  if (agents.length === 0) return [];
+  const lines = ['', '#### Agent runs', '', '| Workflow | State | Verdict | Commit |', '|---|---|---|---|'];
+  for (const a of agents) {
+    const url = safeUrl(a.url);
+    const name = url ? `[${escapeMarkdown(a.workflow)}](${url})` : escapeMarkdown(a.workflow);
+    const verdict = a.verdict ? escapeMarkdown(a.verdict.length > VERDICT_MAX ? `${a.verdict.slice(0, VERDICT_MAX - 1)}…` : a.verdict) : '—';
+    lines.push(`| ${name} | ${RUN_WORDS[a.status] ?? escapeMarkdown(a.status)} | ${verdict} | \`${a.commit.replace(/[^0-9a-f]/gi, '').slice(0, 7)}\` |`);
+  }
+  return lines;
 }
 
 /** the marker berth's comment starts with (a reader can tell berth's comment from others) */
@@ -198,8 +237,9 @@ function stateWords(status: string): string {
 /** the pull request's one comment: the preview environment, each previewed service with its URL and state */
 export function renderComment(d: CommentData): string {
   const lines = [COMMENT_MARKER, `### berth preview${d.environmentName ? ` · ${escapeMarkdown(d.environmentName)}` : ''}`, ''];
-  if (d.state === 'CLOSED' || d.state === 'REFUSED' || d.state === 'FAILED') {
-    lines.push(`**${d.state === 'CLOSED' ? 'Closed' : d.state === 'REFUSED' ? 'No preview' : 'Failed'}**${d.message ? `: ${escapeMarkdown(d.message)}` : ''}`);
+  if (d.state !== 'OPEN') {
+    const word = { CLOSED: 'Closed', REFUSED: 'No preview', FAILED: 'Failed', AWAITING_APPROVAL: 'Awaiting approval' }[d.state];
+    lines.push(`**${word}**${d.message ? `: ${escapeMarkdown(d.message)}` : ''}`, ...agentSection(d.agents ?? []));
     return lines.join('\n');
   }
   lines.push('| Service | URL | State | Commit |', '|---|---|---|---|');
@@ -209,6 +249,7 @@ export function renderComment(d: CommentData): string {
     lines.push(`| ${escapeMarkdown(r.service)} | ${url ? `[${escapeMarkdown(url)}](${url})` : '—'} | ${state} | \`${r.commit.replace(/[^0-9a-f]/gi, '').slice(0, 7)}\` |`);
   }
   if (d.rows.length === 0) lines.push('| — | — | nothing deployed yet | — |');
+  lines.push(...agentSection(d.agents ?? []));
   lines.push('', `Head commit \`${d.headCommit.replace(/[^0-9a-f]/gi, '').slice(0, 12)}\`; this comment is edited as the preview changes.`);
   return lines.join('\n');
 }

@@ -19,7 +19,7 @@ import type { PreviewsService } from '../previews/previews.service.ts';
 import { createComment, editComment, postStatus, type Answer, type ProviderTarget, type TransportOptions } from './clients.ts';
 import * as repo from './provider-status.repo.ts';
 import {
-  apiBase, classifyAnswer, deniedReason, DEFAULT_RETRY_SCHEDULE, describeOutcome, familyOf, familyOfToken, outcomeAt, renderComment, reportOrigin,
+  agentRunOf, apiBase, classifyAnswer, describeVerdict, type AgentCommentRow, deniedReason, DEFAULT_RETRY_SCHEDULE, describeOutcome, familyOf, familyOfToken, outcomeAt, renderComment, reportOrigin,
   repositoryPath, retryDelay, stageOf, stagesToPost, type CommentRow, type ProviderFamily, type RetrySchedule,
 } from './provider-status.rules.ts';
 
@@ -40,6 +40,8 @@ export interface ProviderStatusService {
   reportingOf(previewIds: readonly string[]): Promise<Map<string, repo.PreviewReporting>>;
 }
 
+export interface AgentRunFacts { status: string; result: string | null; message: string | null; url: string | null }
+
 interface Resolved { target: ProviderTarget; tokenId: string; key: string; changedAt: string; repositoryUrl: string }
 
 const RETRY_SOON_MS = 1_000;
@@ -50,6 +52,8 @@ export function createProviderStatusService(deps: {
   previews: Pick<PreviewsService, 'find'>;
   serviceFacts(serviceId: string): Promise<ServiceFacts | null>;
   serviceUrl(serviceId: string): Promise<string | null>;
+  /** an agent run per pull request (its verdict is reported): its status, final answer, message and where berth shows it */
+  agentRun?(runId: string): Promise<AgentRunFacts | null>;
   transport: TransportOptions;
   retries?: Partial<RetrySchedule>;
 }): ProviderStatusService {
@@ -94,7 +98,12 @@ export function createProviderStatusService(deps: {
       if (!d || !origin) return;
       const stages = stagesToPost(posted, stageOf(d));
       if (stages.length === 0) return;
-      const facts = await deps.serviceFacts(row.service_id);
+      const agent = agentRunOf(d);
+      const preview = row.preview_id ? await deps.previews.find(row.preview_id) : null;
+      // an agent run's workflow builds from nothing: its verdict goes to the pull request's repository, with the preview's token
+      const facts = agent && preview
+        ? { name: agent.workflowName, repositoryUrl: preview.repositoryUrl, gitTokenId: (await repo.reportsOfPreview(db, preview.id)).find((x) => x.git_token_id && x.deployment_id !== row.deployment_id)?.git_token_id ?? null }
+        : await deps.serviceFacts(row.service_id);
       const r = await resolve(row.organization_id, origin.provider, facts?.repositoryUrl ?? row.repository_url, facts ? facts.gitTokenId : row.git_token_id);
       if ('skip' in r) {
         await repo.updateReport(db, row.deployment_id, { skipped: r.skip });
@@ -102,16 +111,19 @@ export function createProviderStatusService(deps: {
         return;
       }
       if (facts) await repo.updateReport(db, row.deployment_id, { gitTokenId: r.tokenId, repositoryUrl: r.repositoryUrl });
-      const preview = row.preview_id ? await deps.previews.find(row.preview_id) : null;
-      const url = await deps.serviceUrl(row.service_id);
+      const run = agent && deps.agentRun ? await deps.agentRun(agent.runId) : null;
+      const url = agent ? run?.url ?? null : await deps.serviceUrl(row.service_id);
       for (const stage of stages) {
         const outcome = outcomeAt(stage, d.status);
-        const a = await postStatus(r.target, deps.transport, {
-          commit: row.commit_sha, outcome, description: describeOutcome(outcome, d.message), url, deploymentId: externalId,
-          context: preview ? `${preview.previewEnvironmentName ?? `pr-${preview.number}`}/${row.service_name}` : `berth/${row.service_name}`,
-          transient: preview !== null,
-        });
-        if (a.id && r.target.family === 'GITHUB') externalId = a.id;
+        const a = await postStatus(r.target, deps.transport, agent
+          // the verdict: a check of the same name on every commit (a branch rule can require it)
+          ? { commit: row.commit_sha, outcome, description: describeVerdict(outcome, run), url, deploymentId: null, context: `berth/agent/${agent.workflowName}`, transient: false, check: true }
+          : {
+            commit: row.commit_sha, outcome, description: describeOutcome(outcome, d.message), url, deploymentId: externalId,
+            context: preview ? `${preview.previewEnvironmentName ?? `pr-${preview.number}`}/${row.service_name}` : `berth/${row.service_name}`,
+            transient: preview !== null,
+          });
+        if (a.id && r.target.family === 'GITHUB' && !agent) externalId = a.id;
         const verdict = await settleAnswer(a, r, async ({ ok, denied, error }) => {
           if (ok) {
             posted = stage;
@@ -153,13 +165,18 @@ export function createProviderStatusService(deps: {
       return;
     }
     const rows: CommentRow[] = [];
+    const agents = new Map<string, AgentCommentRow>();
     for (const rep of reports.sort((a, b) => a.service_name.localeCompare(b.service_name))) {
       const d = await deps.deployments.findRecord(db, rep.deployment_id);
-      if (!d) continue;
-      rows.push({ service: rep.service_name, url: await deps.serviceUrl(rep.service_id), status: d.status, commit: rep.commit_sha, message: d.message });
+      const agent = d ? agentRunOf(d) : null;
+      if (agent) {
+        // the newest run of each workflow (reportsOfPreview gives each service's newest: a new commit's run replaces the stale one's line)
+        const run = deps.agentRun ? await deps.agentRun(agent.runId) : null;
+        agents.set(agent.workflowName, { workflow: agent.workflowName, status: run?.status ?? d!.status, verdict: run?.status === 'SUCCEEDED' ? run.result : run?.message ?? null, commit: rep.commit_sha, url: run?.url ?? null });
+      } else if (d) rows.push({ service: rep.service_name, url: await deps.serviceUrl(rep.service_id), status: d.status, commit: rep.commit_sha, message: d.message });
     }
     const body = renderComment({
-      environmentName: preview.previewEnvironmentName, state: preview.state, message: preview.message, headCommit: preview.headCommit, rows,
+      environmentName: preview.previewEnvironmentName, state: preview.state, message: preview.message, headCommit: preview.headCommit, rows, agents: [...agents.values()],
     });
     let a = row.comment_id ? await editComment(r.target, deps.transport, preview.number, row.comment_id, body) : null;
     // the comment was deleted at the provider: a new one

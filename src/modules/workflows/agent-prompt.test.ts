@@ -110,3 +110,14 @@ test('the parts come in order: prompt, trigger, outputs, services, repositories'
   assert.ok(at.every((i) => i >= 0), JSON.stringify(at));
   assert.deepEqual([...at].sort((a, b) => a - b), at);
 });
+
+test('a run per pull request is told it runs against the pull request\'s preview, and which commit is checked out', () => {
+  const prompt = composePrompt({
+    agentPrompt: 'Review it.', trigger: 'PULL_REQUEST', triggeredBy: 'pull request #9', payload: { pull_request: { number: 9 } }, scheduledFor: null,
+    outputs: [], services: [{ id: 's', name: 'web', type: 'APPLICATION', host: 'web', ports: [8080], public_url: 'http://web.preview.test', status: 'DEPLOYED' }],
+    repositories: [{ dir: 'shop', url: 'https://github.com/acme/shop', branch: 'feature', commit: 'c0ffee' }], cloneEnvironment: true,
+  });
+  assert.match(prompt, /started by pull request #9 once its preview environment was deployed and healthy/);
+  assert.match(prompt, /They run in the pull request's preview environment/);
+  assert.match(prompt, /\/workspace\/shop: https:\/\/github\.com\/acme\/shop \(branch feature, at commit c0ffee\)/);
+});

@@ -15,12 +15,16 @@ export interface PromptInput {
   scheduledFor: string | null;
   outputs: OutputSpec[];
   services: AgentContextService[];
-  repositories: Array<{ dir: string; url: string; branch: string }>;
+  repositories: Array<{ dir: string; url: string; branch: string; commit?: string | null }>;
   cloneEnvironment: boolean;
 }
 
 function describeTrigger(p: PromptInput): string {
   if (p.trigger === 'SCHEDULE') return `This run was started by the workflow's schedule, for the occurrence of ${p.scheduledFor ?? 'now'}.`;
+  if (p.trigger === 'PULL_REQUEST') {
+    return `This run was started by ${p.triggeredBy ?? 'a pull request'} once its preview environment was deployed and healthy at the head commit: `
+      + 'the payload names the pull request and the preview\'s services with their URLs; your final answer is posted to the pull request as the verdict.';
+  }
   if (p.trigger === 'MANUAL') return `This run was started by hand${p.triggeredBy ? ` by ${p.triggeredBy}` : ''}.`;
   return "This run was started by a call to the workflow's webhook.";
 }
@@ -39,7 +43,9 @@ export function composePrompt(p: PromptInput): string {
       ...outputs.map((o) => `- ${o.name}${o.instructions.trim() ? `: ${o.instructions.trim()}` : ''}`)].join('\n'));
   }
   if (p.services.length) {
-    const where = p.cloneEnvironment
+    const where = p.trigger === 'PULL_REQUEST'
+      ? 'They run in the pull request\'s preview environment (a copy of the workflow\'s environment running the pull request\'s code): work on these copies, never the original.'
+      : p.cloneEnvironment
       ? 'They run in a throwaway copy of the environment made for this run: work on these copies, never the original.'
       : 'They run in the workflow\'s own environment.';
     parts.push(['## Platform services', `${where} Also in /berth/context.json and the BERTH_SERVICE_<NAME>_* environment variables.`,
@@ -47,7 +53,7 @@ export function composePrompt(p: PromptInput): string {
         + `${s.public_url ? `, public URL ${s.public_url}` : ''}, status ${s.status}`)].join('\n'));
   }
   if (p.repositories.length) {
-    parts.push(['## Repositories', 'Cloned into your workspace:', ...p.repositories.map((r) => `- /workspace/${r.dir}: ${r.url} (branch ${r.branch})`)].join('\n'));
+    parts.push(['## Repositories', 'Cloned into your workspace:', ...p.repositories.map((r) => `- /workspace/${r.dir}: ${r.url} (branch ${r.branch}${r.commit ? `, at commit ${r.commit}` : ''})`)].join('\n'));
   }
   return `${parts.join('\n\n')}\n`;
 }

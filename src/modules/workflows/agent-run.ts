@@ -17,6 +17,8 @@ import { parseMcpConfig } from './mcp-config.ts';
 import { effectiveBaseUrl, parseModelSettings } from './model-settings.ts';
 import * as workflowsRepo from './workflows.repo.ts';
 import { recordRunOutcome, runFactsByDeployment } from './runs.repo.ts';
+import { repositoryTokenId } from './pull-request-runs.repo.ts';
+import { repositoryKey } from '../git-push/git-push.rules.ts';
 import type { ServicesService } from '../services/services.service.ts';
 import { defaultSpec, platformAccessOf } from './workflows.rules.ts';
 import type { RunCredentialsService } from '../run-credentials/run-credentials.service.ts';
@@ -43,6 +45,22 @@ export type PreparedRun = { runId: string; spec: AgentRunSpec; notes: string[] }
 export const BERTH_TOKEN_VARIABLE = 'BERTH_PLATFORM_TOKEN';
 /** a run's credential outlives its timeout by this much (image build, clones), then expires by itself */
 const CREDENTIAL_MARGIN_SECONDS = 600;
+
+/** the pull request a PULL_REQUEST run is for, from its payload (pull-request-runs.ts writes it) */
+function pullRequestOf(run: { trigger: string; payload: unknown }): { repository_url: string; head_branch: string; head_commit: string } | null {
+  const pr = run.trigger === 'PULL_REQUEST' ? (run.payload as { pull_request?: Record<string, unknown> } | null)?.pull_request : null;
+  if (!pr || typeof pr.repository_url !== 'string' || typeof pr.head_branch !== 'string' || typeof pr.head_commit !== 'string') return null;
+  return { repository_url: pr.repository_url, head_branch: pr.head_branch, head_commit: pr.head_commit };
+}
+
+/** a run per pull request may reach its preview: the hosts of the preview's service URLs, public and on its network (the payload names them) */
+function previewHosts(run: { trigger: string; payload: unknown }): string[] {
+  if (run.trigger !== 'PULL_REQUEST') return [];
+  const services = (run.payload as { preview?: { services?: Array<{ url?: unknown; internal_url?: unknown }> } } | null)?.preview?.services ?? [];
+  return services.flatMap((s) => [s.url, s.internal_url].flatMap((u) => {
+    try { return typeof u === 'string' ? [new URL(u).hostname] : []; } catch { return []; }
+  }));
+}
 
 /** the context services of the run's environment: by id, or (in a copy) the copy of the one named */
 async function contextServices(deps: AgentRunDeps, ids: string[], environmentId: string): Promise<AgentContextService[]> {
@@ -125,14 +143,25 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     mcpServers[key] = { type: 'http', url: c.url, headers };
   }
 
-  const dirs = repositoryDirs(spec.project_repositories.map((r) => r.url));
+  // a run per pull request works on the pull request: its repository checked out at the head commit
+  const pr = pullRequestOf(run);
+  const prKey = pr ? repositoryKey(pr.repository_url) : null;
+  const sameAsPr = (url: string) => prKey !== null && repositoryKey(url) === prKey;
+  const wanted = [...spec.project_repositories.map((r) => ({ ...r, commit: null as string | null }))];
+  if (pr) {
+    const at = wanted.findIndex((r) => sameAsPr(r.url));
+    const head = { url: pr.repository_url, branch: pr.head_branch, commit: pr.head_commit };
+    if (at >= 0) wanted[at] = { ...wanted[at]!, ...head, git_token_id: wanted[at]!.git_token_id ?? await repositoryTokenId(db, row.environment_id, prKey!) };
+    else wanted.push({ ...head, git_token_id: await repositoryTokenId(db, row.environment_id, prKey!) });
+  }
+  const dirs = repositoryDirs(wanted.map((r) => r.url));
   const repositories: AgentRepository[] = [];
-  for (const [i, r] of spec.project_repositories.entries()) {
+  for (const [i, r] of wanted.entries()) {
     // a private repository's token: for the clone on the host only, never in the run container
     const credential = r.git_token_id ? await gitCredential(db, sealer, row.organization_id, r.git_token_id).catch((err: Error) => err) : null;
-    if (credential instanceof Error) return problem(`project_repositories[${i}].git_token_id: ${credential.message}`);
+    if (credential instanceof Error) return problem(`${i < spec.project_repositories.length ? `project_repositories[${i}]` : 'the pull request\'s repository'}.git_token_id: ${credential.message}`);
     if (credential) secrets.push(credential.token);
-    repositories.push({ dir: dirs[i]!, url: r.url, branch: r.branch, token: credential?.token ?? null, username: credential?.username ?? null });
+    repositories.push({ dir: dirs[i]!, url: r.url, branch: r.branch, commit: r.commit, token: credential?.token ?? null, username: credential?.username ?? null });
   }
   const services = await contextServices(deps, spec.context_service_ids, row.environment_id);
   const envRow = (await deps.services.rowsById(db, [serviceId]))[0]!;
@@ -166,8 +195,8 @@ export async function prepareAgentRun(deps: AgentRunDeps, deploymentId: string, 
     notes,
     spec: {
       runId: run.id, workflowId: serviceId, workflowSlug: row.slug, environmentId: row.environment_id, projectId: envRow.project_id,
-      organizationId: row.organization_id, prompt, model, maxTurns: settings.value.max_turns, timeoutSeconds: settings.value.timeout_seconds,
-      mcpServers, mcpEnv, berthMcpUrl, repositories, context: { services }, hostAllowlist: spec.governance.host_allowlist,
+      organizationId: row.organization_id, prompt, model, maxTurns: settings.value.max_turns, maxCostUsd: settings.value.max_cost_usd, timeoutSeconds: settings.value.timeout_seconds,
+      mcpServers, mcpEnv, berthMcpUrl, repositories, context: { services }, hostAllowlist: [...spec.governance.host_allowlist, ...previewHosts(run)],
       resources: { cpuMilli: spec.resources.cpu_milli, ramMib: spec.resources.ram_mib }, dockerFragment: spec.docker_fragment, secrets,
     },
   };

@@ -15,8 +15,8 @@ const value = (text: string): ModelSettings => {
   return r.value;
 };
 
-test('the defaults: no model or base_url (the harness\'s), 30 turns, 1800 s', () => {
-  assert.deepEqual(MODEL_SETTINGS_DEFAULTS, { model: null, base_url: null, max_turns: 30, timeout_seconds: 1800 });
+test('the defaults: no model or base_url (the harness\'s), 30 turns, 1800 s, no spend cap', () => {
+  assert.deepEqual(MODEL_SETTINGS_DEFAULTS, { model: null, base_url: null, max_turns: 30, timeout_seconds: 1800, max_cost_usd: null });
   assert.ok(Object.isFrozen(MODEL_SETTINGS_DEFAULTS));
 });
 
@@ -28,10 +28,10 @@ test('empty or white-space text and {} are every default; a fresh object each ti
 });
 
 test('every member read; null or "" is the default', () => {
-  assert.deepEqual(value('{"model": "claude-sonnet-4-5", "base_url": "https://llm.corp.example/anthropic", "max_turns": 500, "timeout_seconds": 10}'),
-    { model: 'claude-sonnet-4-5', base_url: 'https://llm.corp.example/anthropic', max_turns: 500, timeout_seconds: 10 });
+  assert.deepEqual(value('{"model": "claude-sonnet-4-5", "base_url": "https://llm.corp.example/anthropic", "max_turns": 500, "timeout_seconds": 10, "max_cost_usd": 0.5}'),
+    { model: 'claude-sonnet-4-5', base_url: 'https://llm.corp.example/anthropic', max_turns: 500, timeout_seconds: 10, max_cost_usd: 0.5 });
   assert.deepEqual(value('{"max_turns": 1, "timeout_seconds": 86400}'), { ...MODEL_SETTINGS_DEFAULTS, max_turns: 1, timeout_seconds: 86400 });
-  assert.deepEqual(value('{"model": null, "base_url": null, "max_turns": null, "timeout_seconds": null}'), MODEL_SETTINGS_DEFAULTS);
+  assert.deepEqual(value('{"model": null, "base_url": null, "max_turns": null, "timeout_seconds": null, "max_cost_usd": null}'), MODEL_SETTINGS_DEFAULTS);
   assert.deepEqual(value('{"model": "", "base_url": ""}'), MODEL_SETTINGS_DEFAULTS);
   assert.equal(value('{"max_turns": 30.0}').max_turns, 30);
   // Bedrock model ids and inference profile ARNs are one argument each
@@ -51,16 +51,32 @@ test('not JSON, or not an object: one problem', () => {
 
 test('unknown members, wrong types and out-of-range values: one problem each, every one listed', () => {
   const p = problems(JSON.stringify({
-    temperature: 0, 'odd name': 1, model: 3, base_url: 'ftp://x', max_turns: 0, timeout_seconds: '60',
+    temperature: 0, 'odd name': 1, model: 3, base_url: 'ftp://x', max_turns: 0, timeout_seconds: '60', max_cost_usd: 0,
   }));
   assert.deepEqual(p, [
-    '$.temperature is not a known member; the members are model, base_url, max_turns, timeout_seconds',
-    '$["odd name"] is not a known member; the members are model, base_url, max_turns, timeout_seconds',
+    '$.temperature is not a known member; the members are model, base_url, max_turns, timeout_seconds, max_cost_usd',
+    '$["odd name"] is not a known member; the members are model, base_url, max_turns, timeout_seconds, max_cost_usd',
     '$.model must be a string (a model id such as claude-sonnet-4-5) or null; got 3',
     '$.base_url must be an http or https URL; got the scheme "ftp"',
     '$.max_turns must be an integer from 1 to 500; got 0',
     '$.timeout_seconds must be an integer from 10 to 86400; got "60"',
+    '$.max_cost_usd must be a number of US dollars above 0 and at most 10000, or null (no spend cap); got 0',
   ]);
+});
+
+test('max_cost_usd: any amount above 0 up to 10000 dollars, fractions of a cent included; null or absent: no spend cap', () => {
+  for (const ok of [0.0001, 0.5, 2.5, 1, 9999.99, 10000]) assert.equal(value(JSON.stringify({ max_cost_usd: ok })).max_cost_usd, ok, String(ok));
+  assert.equal(value('{"max_cost_usd": 1e-7}').max_cost_usd, 1e-7);
+  assert.equal(value('{}').max_cost_usd, null);
+  assert.equal(value('{"max_cost_usd": null}').max_cost_usd, null);
+  for (const [bad, got] of [[0, '0'], [-1, '-1'], [10000.01, '10000.01'], ['0.50', '"0.50"'], [true, 'true'], [[1], '[1]'], [{}, '{}']] as const) {
+    assert.deepEqual(problems(JSON.stringify({ max_cost_usd: bad })),
+      [`$.max_cost_usd must be a number of US dollars above 0 and at most 10000, or null (no spend cap); got ${got}`], JSON.stringify(bad));
+  }
+  // a number JSON cannot hold as a finite one is refused, said as what it became
+  assert.deepEqual(problems('{"max_cost_usd": 1e400}'), ['$.max_cost_usd must be a number of US dollars above 0 and at most 10000, or null (no spend cap); got Infinity']);
+  // "" is not "no cap" for a number member (only the two strings take "")
+  assert.match(problems('{"max_cost_usd": ""}')[0]!, /^\$\.max_cost_usd must be a number/);
 });
 
 test('each bound and type of the integer members', () => {

@@ -1,5 +1,5 @@
 // The members of an agentic workflow's `model.settings` (pure): the seed makes it a string,
-// default empty; berth reads it as JSON text with four documented members, checked when a
+// default empty; berth reads it as JSON text with five documented members, checked when a
 // workflow is saved and read by the agent runner. Also which base URL a run's model calls
 // when both the workflow and its LLM provider name one (docs/decisions/0191).
 //
@@ -9,6 +9,8 @@
 //                             or Bedrock's endpoint (BEDROCK)
 //   max_turns        integer  1..500, default 30: the harness stops the agent after that many turns
 //   timeout_seconds  integer  10..86400, default 1800: the run is killed after it
+//   max_cost_usd     number   > 0 and ≤ 10000, default none: the harness stops the agent once its model
+//                             calls cost that much in US dollars (`--max-budget-usd`; docs/decisions/0747)
 //
 // Empty text means every default; a member sent as null (or "" for the two strings) is unset.
 import { shown } from '../../http/validation-messages.ts';
@@ -21,14 +23,19 @@ export interface ModelSettings {
   base_url: string | null;
   max_turns: number;
   timeout_seconds: number;
+  /** the spend cap in US dollars (`--max-budget-usd`); null: no spend cap */
+  max_cost_usd: number | null;
 }
 
-export const MODEL_SETTINGS_DEFAULTS: Readonly<ModelSettings> = Object.freeze({ model: null, base_url: null, max_turns: 30, timeout_seconds: 1800 });
+export const MODEL_SETTINGS_DEFAULTS: Readonly<ModelSettings> = Object.freeze({ model: null, base_url: null, max_turns: 30, timeout_seconds: 1800, max_cost_usd: null });
 
 /** inclusive bounds of the integer members */
 export const MODEL_SETTINGS_RANGES = Object.freeze({ max_turns: [1, 500], timeout_seconds: [10, 86_400] } as const);
 
-const MODEL_SETTINGS_MEMBERS = Object.freeze(['model', 'base_url', 'max_turns', 'timeout_seconds'] as const);
+/** the largest spend cap, in US dollars (the smallest is any amount above 0) */
+export const MAX_COST_USD_LIMIT = 10_000;
+
+const MODEL_SETTINGS_MEMBERS = Object.freeze(['model', 'base_url', 'max_turns', 'timeout_seconds', 'max_cost_usd'] as const);
 
 const MODEL_ID_MAX_LENGTH = 256;
 /** at most this many problems are listed; the last line says how many more there were */
@@ -71,6 +78,14 @@ export function parseModelSettings(text: string): ModelSettingsResult {
       const why = k === 'model' ? modelIdProblem(v) : baseUrlProblem(v);
       if (why) problems.push(`$.${k} ${why}`);
       else value[k] = v;
+      continue;
+    }
+    if (k === 'max_cost_usd') {
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0 || v > MAX_COST_USD_LIMIT) {
+        problems.push(`$.max_cost_usd must be a number of US dollars above 0 and at most ${MAX_COST_USD_LIMIT}, or null (no spend cap); got ${typeof v === 'number' ? String(v) : shown(v)}`);
+        continue;
+      }
+      value.max_cost_usd = v;
       continue;
     }
     const [min, max] = MODEL_SETTINGS_RANGES[k];

@@ -26,7 +26,7 @@ const RUN_COPY_TTL_MS = 24 * 3600_000;
 
 type RunEvent = 'WORKFLOW_RUN_STARTED' | 'WORKFLOW_RUN_SUCCEEDED' | 'WORKFLOW_RUN_FAILED';
 
-async function emitRunEvent(tx: Queryable, queue: TaskQueue, kind: RunEvent, runId: string, onRunFinished?: RunFinishedHook): Promise<void> {
+export async function emitRunEvent(tx: Queryable, queue: TaskQueue, kind: RunEvent, runId: string, onRunFinished?: RunFinishedHook): Promise<void> {
   const run = await repo.runEventFacts(tx, runId);
   if (!run) return;
   if (kind !== 'WORKFLOW_RUN_STARTED' && onRunFinished) {
@@ -95,7 +95,8 @@ export async function onDeploymentSettled(tx: Queryable, deps: { queue: TaskQueu
   // (a cancel marks the run CANCELED before the killed deployment settles); the run keeps its log
   if (run.clone_environment_id) {
     await repo.keepRunLog(tx, run.id, d.id);
-    await deps.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
+    // a run per pull request ran against its preview, which stays (it goes when the pull request closes)
+    if (!run.preview_id) await deps.queue.enqueue(tx, 'workflows.clone-cleanup', { environmentId: run.clone_environment_id }, { singletonKey: `clone-cleanup:${run.clone_environment_id}` });
   }
   if (!['QUEUED', 'RUNNING'].includes(run.status)) return;
   const status = runStatusOf(d.status);

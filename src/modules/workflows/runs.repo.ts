@@ -10,10 +10,13 @@ export interface RunRow {
   created_at: Date; started_at: Date | null; finished_at: Date | null; updated_at: Date | null;
   triggered_by: string | null; result: string | null; num_turns: number | null; input_tokens: string | number | null;
   output_tokens: string | number | null; cost_usd: number | null; duration_ms: number | null;
+  /** a PULL_REQUEST run's preview and the head commit it tests */
+  preview_id: string | null; head_commit: string | null;
 }
 
 const COLUMNS = `id, workflow_id, organization_id, trigger, payload, status, scheduled_for, deployment_id, clone_environment_id,
-  message, created_at, started_at, finished_at, updated_at, triggered_by, result, num_turns, input_tokens, output_tokens, cost_usd, duration_ms`;
+  message, created_at, started_at, finished_at, updated_at, triggered_by, result, num_turns, input_tokens, output_tokens, cost_usd, duration_ms,
+  preview_id, head_commit`;
 
 // a QUEUED run whose deployment has left the queue is RUNNING (derived on read: the deployments
 // module announces only settled deployments to other modules)
@@ -21,7 +24,7 @@ const READ = `select r.id, r.workflow_id, r.organization_id, r.trigger, r.payloa
   case when r.status = 'QUEUED' and d.status is not null and d.status <> 'QUEUED' and not d.finished then 'RUNNING' else r.status end as status,
   r.scheduled_for, r.deployment_id, r.clone_environment_id, r.message, r.created_at,
   coalesce(r.started_at, d.started_at) as started_at, r.finished_at, r.updated_at, r.triggered_by, r.result, r.num_turns,
-  r.input_tokens, r.output_tokens, r.cost_usd, r.duration_ms
+  r.input_tokens, r.output_tokens, r.cost_usd, r.duration_ms, r.preview_id, r.head_commit
   from agentic_workflow_runs r left join deployments d on d.id = r.deployment_id`;
 
 const num = (v: string | number | null): number | null => (v === null ? null : Number(v));
@@ -32,6 +35,7 @@ export function toRun(r: RunRow): WorkflowRun {
     trigger: r.trigger, status: r.status, payload: r.payload ?? null, scheduled_for: iso(r.scheduled_for),
     started_at: iso(r.started_at), finished_at: iso(r.finished_at), deployment_id: r.deployment_id,
     clone_environment_id: r.clone_environment_id, message: r.message, triggered_by: r.triggered_by,
+    preview_id: r.preview_id ?? null, head_commit: r.head_commit ?? null,
     result: r.result, num_turns: r.num_turns, input_tokens: num(r.input_tokens), output_tokens: num(r.output_tokens),
     cost_usd: r.cost_usd === null ? null : Number(r.cost_usd), duration_ms: r.duration_ms,
   };

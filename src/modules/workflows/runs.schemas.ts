@@ -10,7 +10,7 @@ export const WorkflowRun = Type.Object({
   created_at: Timestamp,
   updated_at: NullableTime,
   agentic_workflow_id: Uuid,
-  trigger: Type.String({ description: 'WEBHOOK, SCHEDULE or MANUAL (POST /agenticWorkflow/{id}/run)' }),
+  trigger: Type.String({ description: 'WEBHOOK, SCHEDULE, MANUAL (POST /agenticWorkflow/{id}/run) or PULL_REQUEST (berth extension: the workflow\'s pull_requests trigger)' }),
   status: Type.String({ description: 'QUEUED → RUNNING → SUCCEEDED / FAILED / CANCELED' }),
   payload: Type.Unknown({ description: 'the JSON body the webhook received (null for scheduled runs)' }),
   scheduled_for: Type.Union([Timestamp, Type.Null()], { description: 'the schedule occurrence of a SCHEDULE run' }),
@@ -26,6 +26,8 @@ export const WorkflowRun = Type.Object({
   output_tokens: Type.Union([Type.Integer(), Type.Null()]),
   cost_usd: Type.Union([Type.Number(), Type.Null()], { description: 'cost in US dollars as the harness computed it from list prices' }),
   duration_ms: Type.Union([Type.Integer(), Type.Null()], { description: 'how long the agent ran (image build and clones included)' }),
+  preview_id: Type.Union([Uuid, Type.Null()], { description: 'berth extension: the preview a PULL_REQUEST run ran against (its environment is clone_environment_id)' }),
+  head_commit: Type.Union([Type.String(), Type.Null()], { description: 'berth extension: the pull request\'s head commit a PULL_REQUEST run tested' }),
 });
 export type WorkflowRun = Static<typeof WorkflowRun>;
 export const WorkflowRunList = Paginated(WorkflowRun);

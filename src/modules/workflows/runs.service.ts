@@ -21,6 +21,9 @@ import type { EnvironmentsService } from '../environments/environments.service.t
 import { deploymentRunStarter, onDeploymentSettled, type RunFinishedHook, type RunStarter } from './runs.lifecycle.ts';
 import { toLine, type DeploymentRecord, type LogLine } from '../deployments/deployments.service.ts';
 import { enqueueOutputDeliveries } from './outputs.service.ts';
+import {
+  beforeEnvironmentsRemoved, onPreviewDeploymentRequested, onPreviewDeploymentSettled, startPullRequestRuns, type PullRequestRunDeps,
+} from './pull-request-runs.ts';
 import type { Sealer } from '../../lib/crypto.ts';
 
 
@@ -38,8 +41,16 @@ export interface WorkflowRunsService {
   deploymentHistory(p: Principal, workflowId: string, req: PageRequest): Promise<{ results: Static<typeof WorkflowDeploymentHistoryItem>[]; pagination: PageInfo }>;
   /** inserts the due schedule occurrences' runs and advances next_run_at; returns the runs made */
   tickSchedules(now?: Date): Promise<number>;
-  /** a deployment settled (inside its transaction): a workflow's run takes its outcome */
+  /** a deployment settled (inside its transaction): a workflow's run takes its outcome; a preview's may start runs per pull request */
   onDeploymentSettled(tx: Queryable, d: DeploymentRecord): Promise<void>;
+  /** a deployment requested (inside its transaction): a preview's new head commit cancels the stale runs per pull request */
+  onDeploymentRequested(tx: Queryable, d: DeploymentRecord): Promise<void>;
+  /** the `workflows.pull-request` task: the runs per pull request of a preview healthy at its head (pull-request-runs.ts) */
+  startPullRequestRuns(previewId: string): Promise<number>;
+  /** one run's outcome (no authorization): what the pull request is told of a run per pull request */
+  verdictOf(runId: string): Promise<{ workflowId: string; status: string; result: string | null; message: string | null } | null>;
+  /** environments about to be removed (inside that transaction): runs against them are canceled */
+  beforeEnvironmentsRemoved(tx: Queryable, removed: { environmentIds: string[] }): Promise<void>;
   /** deletes the throwaway environment copy of a settled CLONE_ENVIRONMENT run (the
    * `workflows.clone-cleanup` task); idempotent: false when it is gone already or is not a run's copy */
   removeRunCopy(environmentId: string): Promise<boolean>;
@@ -52,9 +63,12 @@ export function createWorkflowRunsService(deps: {
   db: Db; scope: ScopeService; workflows: WorkflowsService; deployments: DeploymentsService; queue: TaskQueue; environments: EnvironmentsService; sealer: Sealer;
   /** a run finished SUCCEEDED or FAILED (the composition root's notifications) */
   onRunFinished?: RunFinishedHook;
+  /** a service's default public URL (a run per pull request is told its preview's) */
+  serviceUrl?: (serviceId: string) => Promise<string | null>;
 }): WorkflowRunsService {
   const { db, scope, workflows, deployments } = deps;
   const startRun: RunStarter = deploymentRunStarter(deps);
+  const pullRequests: PullRequestRunDeps = deps;
 
   /** cancels the run's deployment (the agent container is killed), then records the run CANCELED */
   async function cancelOne(p: Principal, workflowId: string, run: repo.RunRow): Promise<WorkflowRun> {
@@ -77,7 +91,17 @@ export function createWorkflowRunsService(deps: {
   }
 
   return {
-    onDeploymentSettled: (tx, d) => onDeploymentSettled(tx, deps, d),
+    async onDeploymentSettled(tx, d) {
+      await onDeploymentSettled(tx, deps, d);
+      await onPreviewDeploymentSettled(tx, pullRequests, d);
+    },
+    onDeploymentRequested: (tx, d) => onPreviewDeploymentRequested(tx, pullRequests, d),
+    startPullRequestRuns: (previewId) => startPullRequestRuns(pullRequests, previewId),
+    async verdictOf(runId) {
+      const run = await repo.runEventFacts(db, runId);
+      return run ? { workflowId: run.workflow_id, status: run.status, result: run.result, message: run.message } : null;
+    },
+    beforeEnvironmentsRemoved: (tx, removed) => beforeEnvironmentsRemoved(tx, pullRequests, removed.environmentIds),
     removeRunCopy: (environmentId) => db.transaction(async (tx) => {
       const organizationId = await repo.runCopyOrganization(tx, environmentId);
       if (!organizationId) return false;

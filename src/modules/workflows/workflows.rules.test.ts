@@ -49,7 +49,7 @@ test('every problem at once: validation_error listing each with the request memb
       'mcp.mcpServers["a b"] is not a valid server name: 1 to 64 letters, digits, "_" or "-"',
       'mcp.mcpServers["a b"].url is required (the server\'s http or https address)',
       'model.settings.max_turns must be an integer from 1 to 500; got 0',
-      'model.settings.colour is not a known member; the members are model, base_url, max_turns, timeout_seconds',
+      'model.settings.colour is not a known member; the members are model, base_url, max_turns, timeout_seconds, max_cost_usd',
     ]);
     assert.equal(e.message, e.problems![0]!.message);
     return true;

@@ -7,6 +7,7 @@ import { parseCidr } from '../../lib/cidr.ts';
 import { checkMinimumInterval, isValidTimeZone, nextOccurrence, parseCron } from '../../lib/cron.ts';
 import { parseMcpConfig } from './mcp-config.ts';
 import { parseModelSettings } from './model-settings.ts';
+import { repositoryKey } from '../git-push/git-push.rules.ts';
 import type { AgenticWorkflowRequest, PlatformAccess } from './workflows.schemas.ts';
 
 const DEFAULT_RESOURCES = { cpu_milli: 1000, ram_mib: 1024, gpu: 0, storage_gib: 0 };
@@ -31,13 +32,17 @@ export interface WorkflowSpec {
   resources: { cpu_milli: number; ram_mib: number; gpu: number; storage_gib: number };
   schedule: { cron_expression: string; timezone: string } | null;
   execution_mode: string;
+  /** absent from specs stored before it existed: null */
+  pull_requests?: PullRequestTriggerSpec | null;
 }
+
+interface PullRequestTriggerSpec { repository_url: string; base_branch: string | null }
 
 export function defaultSpec(): WorkflowSpec {
   return {
     description: '', webhook_ip_allowlist: [], docker_fragment: '', enabled: true, mcp: '', context_service_ids: [],
     outputs: [], model: { ...DEFAULT_MODEL }, project_repositories: [], agent_prompt: '', governance: { host_allowlist: [], platform_access: 'READ' },
-    resources: { ...DEFAULT_RESOURCES }, schedule: null, execution_mode: 'IN_PLACE',
+    resources: { ...DEFAULT_RESOURCES }, schedule: null, execution_mode: 'IN_PLACE', pull_requests: null,
   };
 }
 
@@ -69,6 +74,9 @@ export function mergeSpec(base: WorkflowSpec, body: AgenticWorkflowRequest): Wor
   if (body.resources) s.resources = { ...body.resources };
   if (body.schedule !== undefined) s.schedule = body.schedule === null ? null : { cron_expression: body.schedule.cron_expression.trim(), timezone: body.schedule.timezone };
   if (body.execution_mode !== undefined) s.execution_mode = body.execution_mode;
+  if (body.pull_requests !== undefined) {
+    s.pull_requests = body.pull_requests === null ? null : { repository_url: body.pull_requests.repository_url.trim(), base_branch: body.pull_requests.base_branch?.trim() || null };
+  }
   return s;
 }
 
@@ -100,7 +108,16 @@ export function validateSpec(s: WorkflowSpec, now: Date = new Date()): void {
       problems.push({ field: 'schedule', message: err.message });
     }
   }
+  if (s.pull_requests && !isProviderRepository(s.pull_requests.repository_url)) {
+    problems.push({ field: 'pull_requests.repository_url', message: `pull_requests.repository_url '${s.pull_requests.repository_url}' is not a git repository URL berth can compare (https://host/owner/name, ssh://… or git@host:owner/name)` });
+  }
   if (problems.length > 0) throw invalid(problems);
+}
+
+/** a repository a git provider hosts (host/owner/name…), as pull requests come from: not a local path */
+function isProviderRepository(url: string): boolean {
+  const key = repositoryKey(url);
+  return key !== null && !key.startsWith('local:') && key.split('/').filter(Boolean).length >= 3;
 }
 
 /** problems inside a JSON text member: `$.max_turns must…` becomes `model.settings.max_turns must…` */

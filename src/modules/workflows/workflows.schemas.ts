@@ -3,7 +3,7 @@
 // members a PUT omits (docs/decisions/0004), which it could not tell apart if Ajv filled them in.
 import { Type, type Static } from 'typebox';
 import { Paginated, Timestamp, Uuid } from '../../http/schemas.ts';
-import { MODEL_SETTINGS_DEFAULTS as D, MODEL_SETTINGS_RANGES as R } from './model-settings.ts';
+import { MAX_COST_USD_LIMIT, MODEL_SETTINGS_DEFAULTS as D, MODEL_SETTINGS_RANGES as R } from './model-settings.ts';
 
 const Str = (max = 65536) => Type.String({ maxLength: max });
 const Opt = <T extends Parameters<typeof Type.Optional>[0]>(s: T) => Type.Optional(s);
@@ -16,9 +16,12 @@ const SETTINGS_DESCRIPTION = 'JSON text, default empty (every member at its defa
   + 'each optional (null or absent: the default): `model` (string: model id passed to the agent harness, e.g. claude-sonnet-4-5; '
   + 'default: the harness\'s own), `base_url` (http or https URL of an Anthropic-compatible endpoint such as a corporate proxy '
   + 'or LiteLLM; default: the LLM provider\'s base_url, else Anthropic\'s API, or Bedrock\'s endpoint for BEDROCK; it wins over the '
-  + `provider's), \`max_turns\` (integer ${R.max_turns[0]}–${R.max_turns[1]}, default ${D.max_turns}), \`timeout_seconds\` `
-  + `(integer ${R.timeout_seconds[0]}–${R.timeout_seconds[1]}, default ${D.timeout_seconds}: the run is killed after it). `
-  + 'Example: {"model": "claude-sonnet-4-5", "max_turns": 50}';
+  + `provider's), \`max_turns\` (integer ${R.max_turns[0]}–${R.max_turns[1]}, default ${D.max_turns}): the harness stops the agent after that many `
+  + `turns, \`timeout_seconds\` (integer ${R.timeout_seconds[0]}–${R.timeout_seconds[1]}, default ${D.timeout_seconds}: the run is killed after it), `
+  + `\`max_cost_usd\` (number of US dollars above 0, at most ${MAX_COST_USD_LIMIT}; default none: no spend cap): the harness stops the agent once `
+  + 'its model calls have cost that much, as the harness prices them by model id (checked after each model call, so the last call can go past it). '
+  + 'A run stopped by its turn or spend cap is FAILED, its message naming the cap and the member that sets it. '
+  + 'Example: {"model": "claude-sonnet-4-5", "max_turns": 50, "max_cost_usd": 2.5}';
 const MCP_DESCRIPTION = 'raw JSON text, default empty (no servers): the agent harness\'s MCP configuration (Claude Code\'s --mcp-config), '
   + 'checked on save (400 listing every problem with its JSON path). Shape: {"mcpServers": {NAME: server}}, NAME 1–64 of A-Z a-z 0-9 _ -; '
   + 'a stdio server is {"command": string, "args"?: [string], "env"?: {string: string}, "type"?: "stdio"}, a remote one '
@@ -70,6 +73,12 @@ const Governance = Type.Object({
 
 const Resources = Type.Object({ cpu_milli: Count, ram_mib: Count, gpu: Count, storage_gib: Count }, { additionalProperties: false });
 
+/** berth's extension (issue 40, decision 0750): a run per pull request of a repository, against its preview */
+const PullRequestTrigger = Type.Object({
+  repository_url: Type.String({ minLength: 1, maxLength: 2048, description: 'the repository whose pull requests start runs (https, ssh or scp-like URL; compared as deploy on push compares them)' }),
+  base_branch: Opt(Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], { description: 'only pull requests into this branch; null or absent: any branch a previewed service tracks' })),
+}, { additionalProperties: false, description: 'berth extension: when a pull request of the repository has its preview environment (auto_preview) deployed and healthy at its head commit, a run starts against that preview (CLONE_ENVIRONMENT semantics on the preview: its context services are the preview\'s, berth\'s MCP server is scoped to it), with the pull request in its payload and the repository checked out at the head; a new commit cancels the stale run and starts one for the new head, closing the pull request cancels it. The verdict is posted to the pull request (a commit status and a line in berth\'s comment). null: no pull request runs (the default)' });
+
 const ScheduleRequest = Type.Object({
   cron_expression: Type.String({ maxLength: 255, description: 'five fields, Kubernetes CronJob syntax; at most one firing every 5 minutes' }),
   timezone: Type.String({ maxLength: 64, description: 'IANA time zone, e.g. Europe/Paris' }),
@@ -93,6 +102,7 @@ export const AgenticWorkflowRequest = Type.Object({
   resources: Opt(Type.Union([Resources, Type.Null()])),
   schedule: Opt(Type.Union([ScheduleRequest, Type.Null()])),
   execution_mode: Opt(ExecutionMode),
+  pull_requests: Opt(Type.Union([PullRequestTrigger, Type.Null()])),
 }, { additionalProperties: false });
 export type AgenticWorkflowRequest = Static<typeof AgenticWorkflowRequest>;
 
@@ -119,7 +129,7 @@ export const AgenticWorkflow = Type.Object({
   context_service_ids: Type.Array(Uuid),
   outputs: Type.Array(OutputResponse),
   model: Type.Object({
-    type: Type.String(), settings: Type.String({ description: 'JSON text: model, base_url, max_turns, timeout_seconds (see the request), or empty' }),
+    type: Type.String(), settings: Type.String({ description: 'JSON text: model, base_url, max_turns, timeout_seconds, max_cost_usd (see the request), or empty' }),
     llm_provider_id: Type.Union([Uuid, Type.Null()], { description: 'null when the workflow carries its own api_key (or has no credential)' }),
   }),
   project_repositories: Type.Array(Type.Object({ url: Type.String(), branch: Type.String(), git_token_id: Type.Union([Uuid, Type.Null()]) })),
@@ -129,6 +139,9 @@ export const AgenticWorkflow = Type.Object({
   webhook: Type.Object({ url: Type.String() }),
   schedule: Type.Union([Type.Object({ cron_expression: Type.String(), timezone: Type.String(), next_run_at: Type.Union([Timestamp, Type.Null()]) }), Type.Null()]),
   execution_mode: Type.String(),
+  pull_requests: Type.Union([Type.Object({ repository_url: Type.String(), base_branch: Type.Union([Type.String(), Type.Null()]) }), Type.Null()], {
+    description: 'berth extension: the pull requests that start runs against their previews (see the request), or null',
+  }),
 });
 export type AgenticWorkflow = Static<typeof AgenticWorkflow>;
 

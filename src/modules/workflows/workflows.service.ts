@@ -56,6 +56,7 @@ export function createWorkflowsService(deps: {
       webhook: { url: `${publicUrl}/agenticWorkflow/${row.id}/hook/${webhookSecret(row) ?? ''}` },
       schedule: s.schedule ? { ...s.schedule, next_run_at: iso(row.next_run_at) } : null,
       execution_mode: s.execution_mode,
+      pull_requests: s.pull_requests ?? null,
     };
   }
 
