@@ -75,9 +75,10 @@ module.exports = {
       'which chooses the driver at start (decision 0301, src/engine/select.ts). Drivers never touch the database.'),
     onlyTo('lib-imports-nothing-of-ours', '^src/lib/', ['^src/lib/'],
       'Architecture table, src/lib/ ("pure helpers with no I/O") may import: nothing of ours.'),
-    onlyTo('cli-client-imports-the-public-api', '^src/cli/client/', ['^src/(cli/client|client)/'],
+    onlyTo('cli-client-imports-the-public-api', '^src/cli/client/', ['^src/(cli/client|client)/', '^src/lib/compose/'],
       'Architecture table, src/cli/: everything, but the client commands "only the public API" ' +
-      '(they drive any berth over HTTP): src/cli/client and the generated API types in src/client.'),
+      '(they drive any berth over HTTP): src/cli/client and the generated API types in src/client; and the ' +
+      'docker-compose translator in src/lib/compose (pure, imports nothing of ours: decision 0746).'),
     onlyTo('console-imports-the-public-api', '^console/', ['^console/', '^src/client/'],
       'Architecture table, console/ ("a single-page app over the public API") may import: the public API only ' +
       '(the generated API types in src/client).'),

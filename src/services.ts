@@ -50,6 +50,8 @@ import { reservePublicPortsForClone } from './modules/services/databases/public-
 import { copyVariables } from './modules/variables/clone.ts';
 import { runWorkflowAgent } from './modules/workflows/agent-step.ts';
 import { copyWorkflowsOnClone } from './modules/workflows/runs.lifecycle.ts';
+import { createManifestsService, type ManifestsService } from './modules/manifests/manifests.service.ts';
+import { joinTransaction } from './db/joined.ts';
 
 export interface Services {
   identity: IdentityService;
@@ -88,6 +90,7 @@ export interface Services {
   backupStorage: BackupParts['backupStorage'];
   backupRunner: BackupParts['backupRunner'];
   backupLifecycle: BackupParts['backupLifecycle'];
+  manifests: ManifestsService;
 }
 
 /** Periods and schedules a user never sets (no environment variable) that tests shorten for the
@@ -138,6 +141,7 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       await reservePublicPortsForClone(tx, config, clone);
     },
     beforeRemoval: async (tx, removed) => {
+      await workflowRuns.beforeEnvironmentsRemoved(tx, removed);
       await uninstall.environments(tx, removed);
       await previews.beforeEnvironmentsRemoved(tx, removed);
     },
@@ -153,7 +157,10 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
     },
     // status on the provider: a push's or a preview's deployment is reported at each change
     // (a row and a task in this transaction; the post runs after it, through the queue)
-    onRequested: (tx, d) => providerStatus.onDeployment(tx, d),
+    onRequested: async (tx, d) => {
+      await providerStatus.onDeployment(tx, d);
+      await workflowRuns.onDeploymentRequested(tx, d);
+    },
     onStarted: (tx, d) => providerStatus.onDeployment(tx, d),
     onSettled: async (tx, d) => {
       await providerStatus.onDeployment(tx, d);
@@ -173,6 +180,8 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
   const llmProviders = createLlmProvidersService({ db, sealer, organizations, workflowsUsing: (tx, id) => workflows.countUsingProvider(tx, id) });
   const mcpServers = createMcpServersService({ db, sealer, organizations });
   const workflows = createWorkflowsService({ db, sealer, publicUrl: config.publicUrl, scope, llmProviders, mcpServers });
+  // the service's default public URL (as GET /application/{id}/link lists it first), or null
+  const serviceUrl = (serviceId: string) => defaultServiceUrl({ db, config, engine: platform.engine, services, defaultHostsHttps: () => domains.defaultHostsHttps() }, serviceId);
   const workflowRuns = createWorkflowRunsService({
     db, scope, workflows, deployments, queue, environments, sealer,
     // notification channels: a failed run is its workflow's incident, the next successful run resolves it
@@ -180,6 +189,7 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       if (run.status === 'FAILED') await notifications.raise(run.organizationId, agentRunFailedIncident(run), tx);
       else await notifications.resolve(run.organizationId, agentRunIncidentKey(run.workflowId), tx);
     },
+    serviceUrl: (serviceId) => serviceUrl(serviceId),
   });
   const workflowOutputs = createWorkflowOutputsService({ db, scope, sealer, queue, workflows });
   const services = createServicesService({
@@ -200,8 +210,12 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
       const row = await services.findRow(serviceId);
       return row ? { name: row.name, ...repositoryOfSpec(row.type, row.spec) } : null;
     },
-    // the service's default public URL (as GET /application/{id}/link lists it first), or null
-    serviceUrl: (serviceId) => defaultServiceUrl({ db, config, engine: platform.engine, services, defaultHostsHttps: () => domains.defaultHostsHttps() }, serviceId),
+    serviceUrl: (serviceId) => serviceUrl(serviceId),
+    // a run per pull request's verdict, linked to its page in the console
+    agentRun: async (runId) => {
+      const run = await workflowRuns.verdictOf(runId);
+      return run ? { ...run, url: `${config.publicUrl.replace(/\/+$/, '')}/ui/workflows/${run.workflowId}/runs/${runId}` } : null;
+    },
   });
   const gitPush = createGitPushService({ db, sealer, publicUrl: config.publicUrl, pollIntervalSeconds: config.gitPollIntervalSeconds, organizations, deployments, previews });
   const deploymentRunner = createDeploymentRunner({
@@ -233,8 +247,20 @@ export function createServices(platform: Platform, tuning: Tuning = {}): Service
     engine: platform.engine, services, deployments, organizations, notifier: notifications, logger: platform.logger,
     eventScope, serviceLog,
   });
+  // an apply of berth.yaml (decision 0745) runs every write through the owning services, each bound
+  // to its one transaction: a second set of services over that transaction, made per apply
+  const manifestServices = (of: Services) => ({
+    projects: of.projects, environments: of.environments, deploymentRules: of.deploymentRules, variables: of.variables, services: of.services,
+    workflows: of.workflows, domains: of.domains, deployments: of.deployments, clusters: of.clusters, registries: of.registries,
+    llmProviders: of.llmProviders, mcpServers: of.mcpServers,
+  });
+  const manifests = createManifestsService({
+    db, sealer, organizations, scope,
+    services: { projects, environments, deploymentRules, variables, services, workflows, domains, deployments, clusters, registries, llmProviders, mcpServers },
+    transactional: (fn) => db.transaction((tx) => fn(tx, manifestServices(createServices({ ...platform, db: joinTransaction(db, tx) }, tuning)))),
+  });
   return {
-    ...backupParts,
+    ...backupParts, manifests,
     domains, streams, audit, gitPush, previews, providerStatus, jobRuns, services, serviceGroups, identity, access, organizations, members, tokens, scope, variables, deployments, webhooks,
     llmProviders, mcpServers, workflows, workflowRuns, workflowOutputs, clusters, registries, gitTokens, projects, environments, deploymentRules, deploymentRunner,
     runCredentials, notifications,

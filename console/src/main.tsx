@@ -1,6 +1,6 @@
 // The console's entry: the data cache (TanStack Query), the session, and the page routes. Every
 // page lives under /ui/… so the API's own paths are never shadowed.
-import { StrictMode, useEffect, useState } from 'react';
+import { lazy, StrictMode, Suspense, useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
@@ -20,6 +20,9 @@ import { WorkflowPage } from './pages/Workflow.tsx';
 import { WorkflowRunPage } from './pages/WorkflowRun.tsx';
 import { WebhookPage } from './pages/Webhook.tsx';
 import './styles.css';
+
+// berth.yaml's apply page is rarely opened: its code loads with it, not with every page
+const ApplyPage = lazy(() => import('./pages/Apply.tsx').then((m) => ({ default: m.ApplyPage })));
 
 // a query waits for the ids its key holds (queries.ts)
 const queryClient = new ConsoleQueryClient({
@@ -53,7 +56,9 @@ function Console() {
     <Switch>
       <Route path="/"><Redirect to="/ui" /></Route>
       <Route path="/ui"><Organizations {...p} /></Route>
+      <Route path="/ui/organizations/:orgId/apply">{(a) => <Suspense fallback={null}><ApplyPage {...p} orgId={a.orgId} /></Suspense>}</Route>
       <Route path="/ui/organizations/:orgId/:tab?">{(a) => <OrganizationPage {...p} orgId={a.orgId} tab={a.tab ?? 'projects'} />}</Route>
+      <Route path="/ui/projects/:projectId/apply">{(a) => <Suspense fallback={null}><ApplyPage {...p} projectId={a.projectId} /></Suspense>}</Route>
       <Route path="/ui/projects/:projectId">{(a) => <ProjectPage {...p} projectId={a.projectId} />}</Route>
       <Route path="/ui/environments/:envId">{(a) => <EnvironmentPage {...p} envId={a.envId} />}</Route>
       <Route path="/ui/services/:kind/:id/settings/advanced">{(a) => <AdvancedSettingsPage {...p} kind={a.kind as never} id={a.id} />}</Route>

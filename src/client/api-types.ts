@@ -3320,6 +3320,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/environment/{environmentId}/preview/{previewId}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve the head commit of a pull request from a fork (DevOps and above): its preview, AWAITING_APPROVAL until now, opens at that commit (a copy made and deployed, or the copy of an earlier approved commit redeployed). An approval is for one commit: a new commit waits again. 409 when the preview is not AWAITING_APPROVAL or the environment has as many open previews as allowed */
+        post: operations["approveEnvironmentPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/application/{applicationId}/customDomain": {
         parameters: {
             query?: never;
@@ -3669,6 +3686,91 @@ export interface paths {
         put?: never;
         /** Send a test message now; 200 with delivered true, or false and the reason (the receiver's status and answer, or the SMTP error) */
         post: operations["testNotificationChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/organization/{organizationId}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a berth.yaml: every change in one transaction (all or nothing); `?dry_run=true` answers the plan and writes nothing. A bad document is a 400 listing every problem with its file, line and column (the project named by the document, made when missing) */
+        post: operations["applyOrganizationManifest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/{projectId}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply a berth.yaml: every change in one transaction (all or nothing); `?dry_run=true` answers the plan and writes nothing. A bad document is a 400 listing every problem with its file, line and column */
+        post: operations["applyProjectManifest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/environment/{environmentId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment as a berth.yaml (secrets as references by name) */
+        get: operations["exportEnvironmentManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/project/{projectId}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project and all its environments as a berth.yaml */
+        get: operations["exportProjectManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/manifests/schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The JSON Schema of berth.yaml (for editors: # yaml-language-server: $schema=<this URL>) */
+        get: operations["getManifestSchema"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5084,7 +5186,7 @@ export interface components {
         };
         "listAgenticWorkflows.response.200.results.model": {
             type: string;
-            /** @description JSON text: model, base_url, max_turns, timeout_seconds (see the request), or empty */
+            /** @description JSON text: model, base_url, max_turns, timeout_seconds, max_cost_usd (see the request), or empty */
             settings: string;
             /** @description null when the workflow carries its own api_key (or has no credential) */
             llm_provider_id: string | null;
@@ -5149,6 +5251,11 @@ export interface components {
             };
             schedule: components["schemas"]["listAgenticWorkflows.response.200.results.schedule.0"] | null;
             execution_mode: string;
+            /** @description berth extension: the pull requests that start runs against their previews (see the request), or null */
+            pull_requests: {
+                repository_url: string;
+                base_branch: string | null;
+            } | null;
         };
         "createAgenticWorkflow.request.mcp_servers": {
             /** Format: uuid */
@@ -5169,7 +5276,7 @@ export interface components {
             type: "CLAUDE" | "BEDROCK";
             /** @description write-only; omitted or empty on edit: the stored key is kept */
             api_key?: string;
-            /** @description JSON text, default empty (every member at its default); checked on save (400 listing every problem). Members, each optional (null or absent: the default): `model` (string: model id passed to the agent harness, e.g. claude-sonnet-4-5; default: the harness's own), `base_url` (http or https URL of an Anthropic-compatible endpoint such as a corporate proxy or LiteLLM; default: the LLM provider's base_url, else Anthropic's API, or Bedrock's endpoint for BEDROCK; it wins over the provider's), `max_turns` (integer 1–500, default 30), `timeout_seconds` (integer 10–86400, default 1800: the run is killed after it). Example: {"model": "claude-sonnet-4-5", "max_turns": 50} */
+            /** @description JSON text, default empty (every member at its default); checked on save (400 listing every problem). Members, each optional (null or absent: the default): `model` (string: model id passed to the agent harness, e.g. claude-sonnet-4-5; default: the harness's own), `base_url` (http or https URL of an Anthropic-compatible endpoint such as a corporate proxy or LiteLLM; default: the LLM provider's base_url, else Anthropic's API, or Bedrock's endpoint for BEDROCK; it wins over the provider's), `max_turns` (integer 1–500, default 30): the harness stops the agent after that many turns, `timeout_seconds` (integer 10–86400, default 1800: the run is killed after it), `max_cost_usd` (number of US dollars above 0, at most 10000; default none: no spend cap): the harness stops the agent once its model calls have cost that much, as the harness prices them by model id (checked after each model call, so the last call can go past it). A run stopped by its turn or spend cap is FAILED, its message naming the cap and the member that sets it. Example: {"model": "claude-sonnet-4-5", "max_turns": 50, "max_cost_usd": 2.5} */
             settings?: string;
             llm_provider_id?: string | null;
         };
@@ -5195,6 +5302,13 @@ export interface components {
             /** @description IANA time zone, e.g. Europe/Paris */
             timezone: string;
         };
+        /** @description berth extension: when a pull request of the repository has its preview environment (auto_preview) deployed and healthy at its head commit, a run starts against that preview (CLONE_ENVIRONMENT semantics on the preview: its context services are the preview's, berth's MCP server is scoped to it), with the pull request in its payload and the repository checked out at the head; a new commit cancels the stale run and starts one for the new head, closing the pull request cancels it. The verdict is posted to the pull request (a commit status and a line in berth's comment). null: no pull request runs (the default) */
+        "createAgenticWorkflow.request.pull_requests.0": {
+            /** @description the repository whose pull requests start runs (https, ssh or scp-like URL; compared as deploy on push compares them) */
+            repository_url: string;
+            /** @description only pull requests into this branch; null or absent: any branch a previewed service tracks */
+            base_branch?: string | null;
+        };
         "createAgenticWorkflow.request": {
             name: string;
             description?: string;
@@ -5217,6 +5331,7 @@ export interface components {
             schedule?: components["schemas"]["createAgenticWorkflow.request.schedule.0"] | null;
             /** @description IN_PLACE (default) or CLONE_ENVIRONMENT */
             execution_mode?: "IN_PLACE" | "CLONE_ENVIRONMENT";
+            pull_requests?: components["schemas"]["createAgenticWorkflow.request.pull_requests.0"] | null;
         };
         "triggerAgenticWorkflowWebhook.response.202": {
             /** Format: uuid */
@@ -5226,7 +5341,7 @@ export interface components {
             updated_at: string | null;
             /** Format: uuid */
             agentic_workflow_id: string;
-            /** @description WEBHOOK, SCHEDULE or MANUAL (POST /agenticWorkflow/{id}/run) */
+            /** @description WEBHOOK, SCHEDULE, MANUAL (POST /agenticWorkflow/{id}/run) or PULL_REQUEST (berth extension: the workflow's pull_requests trigger) */
             trigger: string;
             /** @description QUEUED → RUNNING → SUCCEEDED / FAILED / CANCELED */
             status: string;
@@ -5252,6 +5367,10 @@ export interface components {
             cost_usd: number | null;
             /** @description how long the agent ran (image build and clones included) */
             duration_ms: number | null;
+            /** @description berth extension: the preview a PULL_REQUEST run ran against (its environment is clone_environment_id) */
+            preview_id: string | null;
+            /** @description berth extension: the pull request's head commit a PULL_REQUEST run tested */
+            head_commit: string | null;
         };
         "listAgenticWorkflowRunLog.response.200.results": {
             id: string;
@@ -5525,6 +5644,54 @@ export interface components {
             /** @description the payload URL to give forgejo */
             forgejo: string;
         };
+        "listEnvironmentPreviews.response.200.results.provider_status.0": {
+            /** @description false: berth posts nothing to the provider for this pull request (`reason` says why) */
+            reporting: boolean;
+            reason: string | null;
+            /** @description the last failed attempt to post (retried with back-off) */
+            last_error: string | null;
+            last_posted_at: string | null;
+        };
+        "listEnvironmentPreviews.response.200.results": {
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            updated_at?: string | null;
+            /** @description the environment the preview is a copy of */
+            environment: {
+                /** Format: uuid */
+                id: string;
+            };
+            /** @description GITHUB, GITLAB, BITBUCKET or GITEA */
+            provider: string;
+            /** @description the repository the pull request is in (as the provider gave it) */
+            repository_url: string;
+            /** @description the pull (merge) request's number at the provider */
+            pull_request_number: number;
+            title: string;
+            author: string | null;
+            /** @description the branch the pull request goes into: the one the previewed services track */
+            base_branch: string;
+            /** @description the pull request's branch: what the previewed services build in the copy */
+            head_branch: string;
+            /** @description the newest commit of the pull request berth has seen (deployed in the copy when OPEN) */
+            head_commit: string;
+            /** @description the copy (an environment of mode PREVIEW); null when none exists */
+            preview_environment_id: string | null;
+            preview_environment_name: string | null;
+            /** @description OPEN: the copy exists (deployed or deploying); REFUSED: the environment had as many open previews as allowed (PREVIEW_MAX_PER_ENVIRONMENT); FAILED: the copy could not be made; CLOSED: the copy was deleted (the pull request closed, the copy expired or was deleted); AWAITING_APPROVAL: a pull request from a fork, waiting for someone who may deploy the environment to approve its head commit (nothing made or redeployed until then; an approved copy stays at the approved commit). `message` says why */
+            state: "OPEN" | "REFUSED" | "FAILED" | "CLOSED" | "AWAITING_APPROVAL";
+            message: string | null;
+            /** @description the pull request's branch is in another repository (a fork): each head commit waits for approval */
+            from_fork: boolean;
+            /** @description who last approved a head commit of this pull request from a fork */
+            approved_by: string | null;
+            /** @description when */
+            approved_at: string | null;
+            /** @description how berth reports this pull request's deployments to the provider (statuses on the commit, one comment edited in place; README "Pull requests"); null until something was reported */
+            provider_status: components["schemas"]["listEnvironmentPreviews.response.200.results.provider_status.0"] | null;
+        };
         "listApplicationCustomDomain.response.200.results.dns_record": {
             /** @description CNAME (or A for an apex domain, which cannot hold a CNAME) */
             type: string;
@@ -5686,6 +5853,59 @@ export interface components {
             last_sent_at: string | null;
             /** @description why the last attempt to deliver a message failed (cleared by the next delivered one) */
             last_error: string | null;
+        };
+        /** @description values of the env:NAME references (the CLI fills them from its environment); never stored except as the secrets they fill */
+        "applyOrganizationManifest.request.secret_values": {
+            [key: string]: string;
+        };
+        "applyOrganizationManifest.request": {
+            /** @description the berth.yaml text */
+            document: string;
+            /** @description the file's name, shown in errors and recorded as the owner of what it creates (default berth.yaml); use its path in the repository */
+            file?: string;
+            /** @description delete what this file owns and no longer names (default false) */
+            prune?: boolean;
+            /** @description queue a deployment of each service the apply changed (default false) */
+            deploy?: boolean;
+            secret_values?: components["schemas"]["applyOrganizationManifest.request.secret_values"];
+        };
+        "applyOrganizationManifest.response.200.changes.changes": {
+            field: string;
+            from?: unknown;
+            to?: unknown;
+            /** @description secrets only: whether the value changes (values are never shown) */
+            changed?: boolean;
+        };
+        "applyOrganizationManifest.response.200.changes": {
+            action: "create" | "update" | "unchanged" | "delete";
+            /** @description project, environment, deployment_rule, application, container, database, job, workflow, variable, secret, advanced_settings, custom_domain */
+            kind: string;
+            /** @description where in the document, e.g. environments.staging.applications.web */
+            path: string;
+            name: string;
+            /** @description the existing resource, null for a create */
+            id: string | null;
+            changes: components["schemas"]["applyOrganizationManifest.response.200.changes.changes"][];
+        };
+        "applyOrganizationManifest.response.200": {
+            dry_run: boolean;
+            file: string;
+            project: {
+                id: string | null;
+                name: string;
+            };
+            summary: {
+                create: number;
+                update: number;
+                unchanged: number;
+                delete: number;
+            };
+            changes: components["schemas"]["applyOrganizationManifest.response.200.changes"][];
+            deployments: {
+                service_id: string;
+                name: string;
+                deployment_id: string;
+            }[];
         };
     };
     responses: never;
@@ -31526,47 +31746,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        results: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: date-time */
-                            created_at: string;
-                            updated_at?: string | null;
-                            /** @description the environment the preview is a copy of */
-                            environment: {
-                                /** Format: uuid */
-                                id: string;
-                            };
-                            /** @description GITHUB, GITLAB, BITBUCKET or GITEA */
-                            provider: string;
-                            /** @description the repository the pull request is in (as the provider gave it) */
-                            repository_url: string;
-                            /** @description the pull (merge) request's number at the provider */
-                            pull_request_number: number;
-                            title: string;
-                            author: string | null;
-                            /** @description the branch the pull request goes into: the one the previewed services track */
-                            base_branch: string;
-                            /** @description the pull request's branch: what the previewed services build in the copy */
-                            head_branch: string;
-                            /** @description the newest commit of the pull request berth has seen (deployed in the copy when OPEN) */
-                            head_commit: string;
-                            /** @description the copy (an environment of mode PREVIEW); null when none exists */
-                            preview_environment_id: string | null;
-                            preview_environment_name: string | null;
-                            /** @description OPEN: the copy exists (deployed or deploying); REFUSED: the environment had as many open previews as allowed (PREVIEW_MAX_PER_ENVIRONMENT); FAILED: the copy could not be made; CLOSED: the copy was deleted (the pull request closed, the copy expired or was deleted). `message` says why */
-                            state: "OPEN" | "REFUSED" | "FAILED" | "CLOSED";
-                            message: string | null;
-                            /** @description how berth reports this pull request's deployments to the provider (statuses on the commit, one comment edited in place; README "Pull requests"); null until something was reported */
-                            provider_status: {
-                                /** @description false: berth posts nothing to the provider for this pull request (`reason` says why) */
-                                reporting: boolean;
-                                reason: string | null;
-                                /** @description the last failed attempt to post (retried with back-off) */
-                                last_error: string | null;
-                                last_posted_at: string | null;
-                            } | null;
-                        }[];
+                        results: components["schemas"]["listEnvironmentPreviews.response.200.results"][];
                         pagination: components["schemas"]["listOrganization.response.200.pagination"];
                     };
                 };
@@ -31600,6 +31780,101 @@ export interface operations {
             };
             /** @description Resource not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveEnvironmentPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environmentId: string;
+                previewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["listEnvironmentPreviews.response.200.results"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -34747,6 +35022,404 @@ export interface operations {
             };
         };
     };
+    applyOrganizationManifest: {
+        parameters: {
+            query?: {
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                organizationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": "version: 1\nproject:\n  name: shop\nenvironments:\n  staging:\n    mode: STAGING\n    variables: { LOG_LEVEL: info }\n    secrets:\n      STRIPE_KEY: { from: env:STRIPE_KEY }\n    applications:\n      web:\n        git_repository: { url: https://github.com/acme/shop, branch: main }\n        ports: [{ internal_port: 8080, publicly_accessible: true }]\n    databases:\n      db: { type: POSTGRESQL, mode: CONTAINER, version: \"16\" }\n",
+                 *       "file": "infra/berth.yaml",
+                 *       "secret_values": {
+                 *         "STRIPE_KEY": "sk_test_4eC39HqLyjWDarjtT1zdp7dc"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["applyOrganizationManifest.request"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applyOrganizationManifest.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyProjectManifest: {
+        parameters: {
+            query?: {
+                dry_run?: boolean;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "document": "version: 1\nproject:\n  name: shop\nenvironments:\n  staging:\n    mode: STAGING\n    variables: { LOG_LEVEL: info }\n    secrets:\n      STRIPE_KEY: { from: env:STRIPE_KEY }\n    applications:\n      web:\n        git_repository: { url: https://github.com/acme/shop, branch: main }\n        ports: [{ internal_port: 8080, publicly_accessible: true }]\n    databases:\n      db: { type: POSTGRESQL, mode: CONTAINER, version: \"16\" }\n",
+                 *       "file": "infra/berth.yaml",
+                 *       "prune": true,
+                 *       "deploy": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["applyOrganizationManifest.request"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applyOrganizationManifest.response.200"];
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict: name already taken or operation in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportEnvironmentManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                environmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the berth.yaml text (application/yaml) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportProjectManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the berth.yaml text (application/yaml) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description Bad request: validation error or invalid configuration */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access token is missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Access forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Resource not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests (rate limit exceeded) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getManifestSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description Internal server error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     receiveGitWebhook: {
         parameters: {
             query?: never;
@@ -34786,8 +35459,8 @@ export interface operations {
                         previews: {
                             /** Format: uuid */
                             environment_id: string;
-                            /** @description created: a preview environment was made and deployed; redeployed: its services at the new commit; unchanged: that commit already; refused: the cap (PREVIEW_MAX_PER_ENVIRONMENT) is reached; failed: see message; closed: the preview environment is being deleted; ignored: see message */
-                            outcome: "created" | "redeployed" | "unchanged" | "refused" | "failed" | "closed" | "ignored";
+                            /** @description created: a preview environment was made and deployed; redeployed: its services at the new commit; unchanged: that commit already; refused: the cap (PREVIEW_MAX_PER_ENVIRONMENT) is reached; failed: see message; closed: the preview environment is being deleted; ignored: see message; awaiting_approval: a pull request from a fork waits for someone who may deploy to approve its head commit (nothing made or redeployed) */
+                            outcome: "created" | "redeployed" | "unchanged" | "refused" | "failed" | "closed" | "ignored" | "awaiting_approval";
                             preview_id: string | null;
                             preview_environment_id: string | null;
                             deployment_ids: string[];

@@ -34,6 +34,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Agentic Workflows': 'AI-agent workflows run on a webhook or a cron schedule, and their runs',
   Applications: 'Services built from a git repository',
   Clusters: 'Where environments run, with the capacity one service may request',
+  'Infrastructure as code': 'A project and its environments as a berth.yaml: plan, apply (one transaction), export, and the document\'s JSON Schema (decision 0745)',
   'Container registries': 'Registries containers and jobs pull their images from',
   Containers: 'Services run from an image',
   'Git tokens': 'Credentials berth clones private repositories with (applications, git jobs, agentic workflows)',

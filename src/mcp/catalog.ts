@@ -8,9 +8,10 @@ import type { ToolDef } from './tool.ts';
 import { actTools } from './tools/act.ts';
 import { backupTools } from './tools/backups.ts';
 import { domainTools } from './tools/domains.ts';
+import { manifestTools } from './tools/manifests.ts';
 import { readTools } from './tools/read.ts';
 
-export const TOOLS: readonly ToolDef[] = [...readTools, ...actTools, ...domainTools, ...backupTools];
+export const TOOLS: readonly ToolDef[] = [...readTools, ...actTools, ...domainTools, ...backupTools, ...manifestTools];
 
 /** the tools this caller is offered, given its highest role (access.highestRole); a call to another is refused */
 export function toolsFor(p: Principal, role: Role | null): ToolDef[] {

@@ -28,6 +28,7 @@ import { previewRoutes } from './previews/previews.routes.ts';
 import { domainRoutes } from './domains/domains.routes.ts';
 import { backupRoutes } from './backups/backups.routes.ts';
 import { notificationRoutes } from './notifications/notifications.routes.ts';
+import { manifestRoutes } from './manifests/manifests.routes.ts';
 
 export function registerModuleRoutes(app: App, ctx: AppContext): void {
   organizationRoutes(app, ctx);
@@ -57,4 +58,5 @@ export function registerModuleRoutes(app: App, ctx: AppContext): void {
   domainRoutes(app, ctx);
   backupRoutes(app, ctx);
   notificationRoutes(app, ctx);
+  manifestRoutes(app, ctx);
 }

@@ -6,6 +6,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, call, json } from '../api.ts';
 import { useCaps } from '../caps.ts';
+import { ExportButton } from '../ExportButton.tsx';
 import { DefaultLink } from '../links.tsx';
 import { useLive, type StreamEvent } from '../live.ts';
 import type { PageProps } from '../page-props.ts';
@@ -89,8 +90,10 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
     >
       <div className="row spread">
         <h1>{name} <span className="muted small">{env.data?.mode.toLowerCase()}</span></h1>
+        {env.data && !caps.canWrite && <ExportButton scope="environment" id={p.envId} label="Export as berth.yaml" />}
         {caps.canWrite && env.data && (
           <div className="row">
+            <ExportButton scope="environment" id={p.envId} label="Export as berth.yaml" />
             <button type="button" onClick={action('deploy')}>Deploy all</button>
             <ConfirmButton label="Stop all" question={`Stop every service of "${name}"?`} onConfirm={action('stop')} />
             {caps.canManage && (
@@ -149,7 +152,7 @@ export function EnvironmentPage(p: PageProps & { envId: string }) {
         )}
         {pg && <Pager page={pg.page} totalPages={pg.total_pages} total={pg.total_count} onPage={setPage} />}
       </section>
-      {env.data && env.data.mode !== 'PREVIEW' && <Previews envId={p.envId} />}
+      {env.data && env.data.mode !== 'PREVIEW' && <Previews envId={p.envId} canApprove={caps.canWrite} />}
       {/* after the services: the list is what the page is for, so it is fetched first */}
       {services.data && <Variables scope="environment" parentId={p.envId} canWrite={caps.canWrite} />}
     </Frame>

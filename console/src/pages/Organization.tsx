@@ -42,7 +42,7 @@ export function OrganizationPage(p: PageProps & { orgId: string; tab: string }) 
           <Link key={key} href={`/ui/organizations/${p.orgId}/${key}`} aria-current={p.tab === key ? 'page' : undefined}>{label}</Link>
         ))}
       </nav>
-      {p.tab === 'projects' && <Projects orgId={p.orgId} canManage={caps.canManage} />}
+      {p.tab === 'projects' && <Projects orgId={p.orgId} canManage={caps.canManage} canWrite={caps.canWrite} />}
       {p.tab === 'members' && <Members orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'tokens' && <Tokens orgId={p.orgId} canManage={caps.canManage} />}
       {p.tab === 'registries' && <Registries orgId={p.orgId} canManage={caps.canManage} />}
@@ -57,7 +57,7 @@ export function OrganizationPage(p: PageProps & { orgId: string; tab: string }) 
   );
 }
 
-function Projects(props: { orgId: string; canManage: boolean }) {
+function Projects(props: { orgId: string; canManage: boolean; canWrite: boolean }) {
   const qc = useQueryClient();
   const [adding, setAdding] = useState(false);
   const projects = useQuery({
@@ -68,7 +68,10 @@ function Projects(props: { orgId: string; canManage: boolean }) {
     <section aria-label="Projects">
       <div className="row spread">
         <h2>Projects</h2>
-        {props.canManage && !adding && <button type="button" className="primary" onClick={() => setAdding(true)}>New project</button>}
+        <div className="row">
+          {props.canWrite && <Link href={`/ui/organizations/${props.orgId}/apply`} className="button">Apply a berth.yaml</Link>}
+          {props.canManage && !adding && <button type="button" className="primary" onClick={() => setAdding(true)}>New project</button>}
+        </div>
       </div>
       {adding && (
         <ResourceForm

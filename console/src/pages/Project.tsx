@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, call } from '../api.ts';
 import { useCaps } from '../caps.ts';
+import { ExportButton } from '../ExportButton.tsx';
 import { ResourceForm } from '../form.tsx';
 import type { PageProps } from '../page-props.ts';
 import { ConfirmButton, Empty, ErrorNote, Frame, Loading } from '../ui.tsx';
@@ -41,16 +42,20 @@ export function ProjectPage(p: PageProps & { projectId: string }) {
     >
       <div className="row spread">
         <h1>{name}</h1>
-        {caps.canManage && project.data && (
-          <ConfirmButton
-            label="Delete project" danger question={`Delete the project "${name}" with all its environments and services? This cannot be undone.`}
-            onConfirm={async () => {
-              await call(api.DELETE('/project/{projectId}', { params: { path: { projectId: p.projectId } } }));
-              await qc.invalidateQueries({ queryKey: ['projects', orgId] });
-              navigate(`/ui/organizations/${orgId}`);
-            }}
-          />
-        )}
+        <div className="row">
+          {project.data && <ExportButton scope="project" id={p.projectId} label="Export project as berth.yaml" />}
+          {caps.canWrite && project.data && <Link href={`/ui/projects/${p.projectId}/apply`} className="button">Apply a berth.yaml</Link>}
+          {caps.canManage && project.data && (
+            <ConfirmButton
+              label="Delete project" danger question={`Delete the project "${name}" with all its environments and services? This cannot be undone.`}
+              onConfirm={async () => {
+                await call(api.DELETE('/project/{projectId}', { params: { path: { projectId: p.projectId } } }));
+                await qc.invalidateQueries({ queryKey: ['projects', orgId] });
+                navigate(`/ui/organizations/${orgId}`);
+              }}
+            />
+          )}
+        </div>
       </div>
       <ErrorNote error={project.error} />
       {project.data?.description && <p className="muted">{project.data.description}</p>}

@@ -174,6 +174,17 @@ function buildProgram(): Command {
     .addHelpText('after', examples(['berth open web', 'xdg-open "$(berth open web | head -1)"']))
     .action(run(async () => (await import('./commands/services.ts')).open));
 
+  const previews = withTarget(program.command('previews').alias('preview')
+    .description("the environment's preview environments: one per pull request (its branch, commit, state and copy); those from forks wait for approval"))
+    .addOption(json)
+    .addHelpText('after', examples(['berth previews', 'berth previews -e staging --json', 'berth preview approve 3f2a6c1e']))
+    .action(run(async () => (await import('./commands/previews.ts')).list));
+  withTarget(previews.command('approve').argument('<preview>', "the preview: its id, the first characters of its id, or its pull request's number (12, #12)")
+    .description('approve the head commit of a pull request from a fork (DevOps role and above): its preview opens at that commit; a new commit waits again'))
+    .addOption(json)
+    .addHelpText('after', examples(['berth preview approve 3f2a6c1e-0d4b-4c8e-9a51-7b2e4d1f0a93 --environment 0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f', 'berth preview approve "#12"']))
+    .action(run(async () => (await import('./commands/previews.ts')).approve));
+
   const domains = withTarget(program.command('domains').argument('[service]', 'application or container (name or id): list its domains')
     .description("custom domains of an application or container: list, add (prints the DNS record to create), rm, check DNS now"))
     .addOption(json)
@@ -230,6 +241,38 @@ by default; --in-place replaces the database's contents after a safety backup (A
     .addHelpText('after', examples(['berth db restore orders 3f2a6c1e --wait', 'berth db restore orders before-migration --name orders-copy',
       'berth db restore orders 3f2a6c1e --in-place --yes --wait']))
     .action(run(async () => (await import('./commands/backups.ts')).restore));
+
+  withTarget(program.command('plan').description('what applying a berth.yaml would change: create, update (field by field), unchanged, delete; nothing is changed'))
+    .option('-f, --file <file>', 'the berth.yaml (- for stdin)', 'berth.yaml')
+    .option('--prune', 'also plan deleting what the file no longer names (only what this file created)')
+    .addOption(json)
+    .addHelpText('after', `\nSecrets are references: a value env:NAME is read from this shell's environment (sent, never printed).\n` +
+      examples(['berth plan -f berth.yaml', 'berth plan -f berth.yaml --prune --json']))
+    .action(run(async () => (await import('./commands/manifests.ts')).plan));
+
+  withTarget(program.command('apply').description('apply a berth.yaml: shows the plan, asks, then creates and updates in one transaction (all or nothing)'))
+    .option('-f, --file <file>', 'the berth.yaml (- for stdin)', 'berth.yaml')
+    .option('--deploy', 'deploy what changed once applied')
+    .option('--prune', 'delete what the file no longer names (only what this file created)')
+    .option('-y, --yes', 'apply without asking (it never asks when stdin is not a terminal)')
+    .addOption(json)
+    .addHelpText('after', examples(['berth apply -f berth.yaml', 'DB_PASSWORD=… berth apply -f berth.yaml --deploy --yes', 'berth apply --prune']))
+    .action(run(async () => (await import('./commands/manifests.ts')).apply));
+
+  withTarget(program.command('export').description("print an environment's berth.yaml (with --project only: the project's, every environment)"))
+    .addHelpText('after', examples(['berth export > berth.yaml', 'berth export -p shop -e production > berth.yaml', 'berth export --project shop > berth.yaml']))
+    .action(run(async () => (await import('./commands/manifests.ts')).exportManifest));
+
+  const imp = program.command('import').description('write a berth.yaml from another tool\'s file');
+  imp.command('compose').argument('<file>', 'the docker-compose file')
+    .description('translate a docker-compose file into a berth.yaml; prints every key it did not translate, with why')
+    .option('-o, --output <file>', 'where to write it (- for stdout)', 'berth.yaml')
+    .option('--force', 'replace the output file when it exists')
+    .option('-p, --project <name>', 'the project\'s name in the file (default: the compose name, else the folder\'s)')
+    .option('-e, --environment <name>', 'the environment\'s name in the file', 'development')
+    .addOption(json)
+    .addHelpText('after', examples(['berth import compose docker-compose.yml', 'berth import compose compose.yaml -o - | less', 'berth import compose docker-compose.yml -p shop -e staging --force']))
+    .action(run(async () => (await import('./commands/manifests.ts')).importCompose));
 
   return program;
 }

@@ -7,6 +7,7 @@
 import { backupExamples } from './backups.ts';
 import { domainExamples } from './domains.ts';
 import { hierarchyExamples } from './hierarchy.ts';
+import { manifestExamples } from './manifests.ts';
 import { notificationExamples } from './notifications.ts';
 import { cancelExamples, serviceExamples } from './services.ts';
 import { variableExamplesByOperation } from './variables.ts';
@@ -21,6 +22,7 @@ const BY_OPERATION: Readonly<Record<string, unknown>> = Object.freeze({
   ...domainExamples,
   ...backupExamples,
   ...notificationExamples,
+  ...manifestExamples,
 });
 
 /** operationIds that have an example of their own */

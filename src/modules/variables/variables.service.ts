@@ -43,6 +43,10 @@ export interface VariablesService {
   effective(p: Principal, scope: string, parentId: string, req: PageRequest): Promise<{ results: EffectiveVariable[]; pagination: PageInfo }>;
   /** bulk import into a service (scope = its type) and the scopes above it */
   import(p: Principal, scope: string, serviceId: string, body: VariableImportRequest): Promise<VariableImport>;
+  /** for the manifests module (decision 0745): the secrets (values, not aliases or overrides) of these owners, at most three (a
+   * service, its environment, its project), with their plain values, to fingerprint them and to resolve `secret:NAME`
+   * references; never answered to a client. No authorization: the caller has authorized the owners */
+  secretValues(owners: readonly string[]): Promise<Array<{ id: string; parent_id: string; key: string; value: string }>>;
 }
 
 export function createVariablesService(deps: {
@@ -212,6 +216,13 @@ export function createVariablesService(deps: {
       const all = await effectiveForView(db, owner.chain, owner.serviceId);
       const items = req.limit === null ? all : all.slice(req.offset, req.offset + req.limit);
       return page(req, items, all.length);
+    },
+
+    async secretValues(owners) {
+      if (owners.length === 0) return [];
+      const rows = await repo.sealedInChain(db, owners);
+      return rows.filter((r) => r.is_secret && r.target_id === null && r.value_sealed !== null)
+        .map((r) => ({ id: r.id, parent_id: r.parent_id, key: r.key, value: sealer.open(r.value_sealed!) }));
     },
 
     async import(p, scopeName, serviceId, body) {
