@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 const BODY_SIZE = 'network.ingress.proxy_body_size_mb';
@@ -35,8 +35,7 @@ describe('the console\'s advanced settings of a service', { skip: skip ?? false 
       ports: [{ internal_port: 8080, publicly_accessible: true }],
     })).id;
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();
@@ -145,8 +144,7 @@ describe('the console\'s advanced settings of a service', { skip: skip ?? false 
   });
 
   test('a viewer reads the settings and has no save button', async () => {
-    const viewer = await chrome.context.newPage();
-    await viewer.addInitScript((t) => sessionStorage.setItem('berth.credential', t), await org.tokenFor('VIEWER'));
+    const viewer = await signedInPage(chrome, await org.tokenFor('VIEWER'));
     await viewer.goto(url());
     await viewer.getByText('Read-only: your role can look at these settings but not change them.').waitFor();
     await viewer.locator(`tr[data-setting="${BODY_SIZE}"]`).waitFor();

@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { subscribeTasks } from '../../src/workers/handlers.ts';
 import { eventually, seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 
@@ -49,8 +49,7 @@ describe("the console's database backups", { skip: skip ?? false }, () => {
     receiver = createServer((req, res) => { received++; req.resume(); req.on('end', () => res.end('ok')); });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();

@@ -74,6 +74,13 @@ export async function launchChromium(): Promise<Chrome> {
 const shotsDir = join(root, 'docs/console');
 
 /** the screenshots in docs/console are refreshed only when asked: CONSOLE_SCREENSHOTS=1 */
+/** a new page of the browser signed in with `token` (the console reads its credential from sessionStorage) */
+export async function signedInPage(chrome: Chrome, token: string): Promise<Page> {
+  const page = await chrome.context.newPage();
+  await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), token);
+  return page;
+}
+
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   if (!process.env.CONSOLE_SCREENSHOTS) return;
   mkdirSync(shotsDir, { recursive: true });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 
@@ -36,8 +36,7 @@ describe("the console's custom domains", { skip: skip ?? false }, () => {
     serviceId = made.body.id;
     appUrl = `${berth.base}/ui/services/container/${serviceId}`;
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();
@@ -112,9 +111,7 @@ describe("the console's custom domains", { skip: skip ?? false }, () => {
   });
 
   test('a VIEWER sees the domains and cannot change them', async () => {
-    const viewer = await chrome.context.newPage();
-    const token = await org.tokenFor('VIEWER');
-    await viewer.addInitScript((t) => sessionStorage.setItem('berth.credential', t), token);
+    const viewer = await signedInPage(chrome, await org.tokenFor('VIEWER'));
     await viewer.goto(appUrl);
     const own = viewer.getByRole('region', { name: 'Domains' });
     await own.locator('tr[data-domain="www.console-shop.example.org"]').waitFor();

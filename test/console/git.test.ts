@@ -10,7 +10,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 const TOKEN = `github_pat_${randomUUID().replace(/-/g, '')}_never_shown`;
@@ -30,8 +30,7 @@ describe('the console\'s git tokens, git webhook and a service\'s git settings',
     org = await seedOrganization(berth.t, `initech-${Math.random().toString(36).slice(2, 8)}`);
     env = await seedEnvironment(berth.t, org);
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();
@@ -209,8 +208,7 @@ describe('the console\'s git tokens, git webhook and a service\'s git settings',
   });
 
   test('a viewer sees the tokens but no button to change them, and not the webhook', async () => {
-    const viewer = await chrome.context.newPage();
-    await viewer.addInitScript((t) => sessionStorage.setItem('berth.credential', t), await org.tokenFor('VIEWER'));
+    const viewer = await signedInPage(chrome, await org.tokenFor('VIEWER'));
     await viewer.goto(`${berth.base}/ui/organizations/${org.id}/git`);
     await viewer.locator('tr[data-git-token="github-acme"]').waitFor();
     await viewer.getByText('Only admins and owners can see the organization\'s git webhook.').waitFor();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 
@@ -51,8 +51,7 @@ describe('the console\'s public links', { skip: skip ?? false }, () => {
     apiLinks = (await berth.t.request('GET', `/container/${webId}/link`, { token: org.token })).body.results;
     assert.equal(apiLinks.length, 3, 'the default port has two hosts, the other port one');
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 
@@ -44,8 +44,7 @@ describe('the console\'s berth.yaml: export, plan and apply', { skip: skip ?? fa
       name: 'web', git_repository: { url: 'https://github.com/acme/shop.git', branch: 'main' }, cpu: 500, ports: [{ internal_port: 8080, publicly_accessible: true }],
     })).id;
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();
@@ -128,8 +127,7 @@ describe('the console\'s berth.yaml: export, plan and apply', { skip: skip ?? fa
   });
 
   test('a VIEWER exports but sees neither the apply link nor the form', async () => {
-    const viewer = await chrome.context.newPage();
-    await viewer.addInitScript((t) => sessionStorage.setItem('berth.credential', t), await org.tokenFor('VIEWER'));
+    const viewer = await signedInPage(chrome, await org.tokenFor('VIEWER'));
     await viewer.goto(`${berth.base}/ui/projects/${projectId}`);
     await viewer.getByRole('button', { name: 'Export project as berth.yaml' }).waitFor();
     assert.equal(await viewer.getByRole('link', { name: 'Apply a berth.yaml' }).count(), 0);

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page, Request } from 'playwright-core';
 import { eventually, seedOrganization, type SeededOrganization } from '../support/harness.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 import { TRIAGE_RUN, recordRun } from './recorded-run.ts';
 
 const skip = browserSkipReason();
@@ -103,8 +103,7 @@ describe('the console causes no error answer on its own pages', { skip: skip ?? 
     ids.preview = opened!.preview_environment_id!;
 
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
     page.on('request', (r) => { if (ours(r.url())) pending.add(r); });
     page.on('requestfailed', (r) => pending.delete(r));
     page.on('response', (r) => {

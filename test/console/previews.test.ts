@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { seedOrganization, type SeededOrganization } from '../support/harness.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 
 const skip = browserSkipReason();
 const REPO = 'https://github.com/acme/storefront';
@@ -44,8 +44,7 @@ describe('the console\'s preview environments', { skip: skip ?? false }, () => {
     assert.equal(fork!.outcome, 'awaiting_approval');
     forkId = fork!.preview_id!;
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();
@@ -80,9 +79,7 @@ describe('the console\'s preview environments', { skip: skip ?? false }, () => {
   });
 
   test('a pull request from a fork waits for approval: a VIEWER sees why, a DevOps approves it (or is told why not)', async () => {
-    const viewerPage = await chrome.context.newPage();
-    const viewer = await org.tokenFor('VIEWER');
-    await viewerPage.addInitScript((t) => sessionStorage.setItem('berth.credential', t), viewer);
+    const viewerPage = await signedInPage(chrome, await org.tokenFor('VIEWER'));
     const role = viewerPage.waitForResponse((r) => r.url().endsWith(`/organization/${org.id}/currentRole`) && r.status() === 200);
     await viewerPage.goto(`${berth.base}/ui/environments/${sourceId}`);
     const seen = viewerPage.getByRole('region', { name: 'Previews' }).locator('tr[data-preview="7"]');
@@ -96,8 +93,7 @@ describe('the console\'s preview environments', { skip: skip ?? false }, () => {
     assert.equal(await seen.getByRole('button', { name: 'Approve' }).count(), 0, 'a VIEWER may not approve');
     await viewerPage.close();
 
-    const devops = await chrome.context.newPage();
-    await devops.addInitScript((t) => sessionStorage.setItem('berth.credential', t), await org.tokenFor('DEVOPS'));
+    const devops = await signedInPage(chrome, await org.tokenFor('DEVOPS'));
     await devops.goto(`${berth.base}/ui/environments/${sourceId}`);
     const row = devops.getByRole('region', { name: 'Previews' }).locator('tr[data-preview="7"]');
     await row.getByRole('button', { name: 'Approve' }).click();

@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { startWorkflowOutputWorkers } from '../../src/workers/handlers.ts';
 import { eventually, seedOrganization, type SeededOrganization } from '../support/harness.ts';
 import { seedEnvironment, type SeededEnvironment } from '../support/factories.ts';
-import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth } from './browser.ts';
+import { browserSkipReason, ensureConsoleBuilt, launchChromium, screenshot, startListeningBerth, type Chrome, type LiveBerth, signedInPage } from './browser.ts';
 import { TRIAGE_RUN, recordRun } from './recorded-run.ts';
 
 // browser globals, used only inside page.evaluate (this file is type-checked without the DOM lib)
@@ -63,8 +63,7 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
       outputs: [{ name: 'pager', url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/pager`, headers: [{ name: 'Authorization', value: 'Bearer out-7f3a' }] }],
     });
     chrome = await launchChromium();
-    page = await chrome.context.newPage();
-    await page.addInitScript((t) => sessionStorage.setItem('berth.credential', t), org.token);
+    page = await signedInPage(chrome, org.token);
   });
   after(async () => {
     await chrome?.close();
@@ -208,8 +207,7 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
       await eventually(async () => (await runStatus(wf, first)) === 'RUNNING', 10_000);
       assert.equal(await runStatus(wf, second), 'QUEUED');
 
-      const viewer = await chrome.context.newPage();
-      await viewer.addInitScript((t) => sessionStorage.setItem('berth.credential', t), viewerToken);
+      const viewer = await signedInPage(chrome, viewerToken);
       await viewer.goto(runPage(wf, first));
       await statusBadge(viewer).and(viewer.locator('[data-status="RUNNING"]')).waitFor();
       await viewer.locator('dt:text("Cost") + dd').waitFor();
@@ -248,8 +246,7 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
   });
 
   test('a viewer sees the runs but no Run now or Redeliver, and the server refuses a run anyway', async () => {
-    const viewer = await chrome.context.newPage();
-    await viewer.addInitScript((t) => sessionStorage.setItem('berth.credential', t), viewerToken);
+    const viewer = await signedInPage(chrome, viewerToken);
     await viewer.goto(`${berth.base}/ui/workflows/${workflowId}`);
     const first = viewer.locator(`tr[data-run="${manualRunId}"]`);
     await first.waitFor();
@@ -270,8 +267,7 @@ describe('agentic workflow runs in the console', { skip: skip ?? false }, () => 
   });
 
   test('a DEVOPS token sees Run now and Edit settings (its role allows runs, decision 0605) and starts a run', async () => {
-    const devops = await chrome.context.newPage();
-    await devops.addInitScript((t) => sessionStorage.setItem('berth.credential', t), await org.tokenFor('DEVOPS'));
+    const devops = await signedInPage(chrome, await org.tokenFor('DEVOPS'));
     await devops.goto(`${berth.base}/ui/workflows/${workflowId}`);
     await devops.getByText('Incoming webhook').waitFor();
     await button('Run now', devops).waitFor();
