@@ -75,8 +75,10 @@ describe('an agent run per pull request', () => {
     assert.match(String(web.url), /^http:\/\//, 'the preview\'s URL is in the payload');
     assert.match(String(web.internal_url), /^http:\/\/[a-z0-9-]+:8080$/, 'and its address on the preview\'s network');
     // the deployment the run made is the preview's copy of the workflow, not the original
-    const deployment = await call(s.org, 'GET', `/deployment/${run!.deployment_id}`).catch(() => null);
-    if (deployment) assert.notEqual(deployment.service_id, s.workflow.id);
+    const deployment = await call(s.org, 'GET', `/deployment/${run!.deployment_id}`);
+    assert.notEqual(deployment.service_id, s.workflow.id);
+    const copies = (await call(s.org, 'GET', `/environment/${preview.preview_environment_id}/agenticWorkflow`)).results;
+    assert.deepEqual(copies.map((w: { id: string }) => w.id), [deployment.service_id]);
 
     const statusRe = new RegExp(`^/repos/${s.path}/statuses/${c1}$`);
     const verdicts = await eventually(async () => {
@@ -118,9 +120,9 @@ describe('an agent run per pull request', () => {
       const log = await call(s.org, 'GET', `/agenticWorkflow/${s.workflow.id}/run/${closed.id}/log`);
       assert.ok(log.results.length > 0, 'the run keeps its log once its preview is gone');
       // the stale run's verdict on c1 says canceled
-      const c1Status = api.of('github', new RegExp(`^/repos/${s.path}/statuses/${c1}$`)).filter((c) => c.body.context === 'berth/agent/reviewer');
-      await eventually(async () => api.of('github', new RegExp(`^/repos/${s.path}/statuses/${c1}$`)).some((c) => c.body.state === 'error') || null, 10_000);
-      assert.ok(c1Status.length >= 1);
+      const c1Verdicts = () => api.of('github', new RegExp(`^/repos/${s.path}/statuses/${c1}$`)).filter((c) => c.body.context === 'berth/agent/reviewer');
+      await eventually(async () => c1Verdicts().some((c) => c.body.state === 'error') || null, 10_000);
+      assert.match(String(c1Verdicts().at(-1)!.body.description), /^Agent run canceled: A newer commit/);
     } finally {
       t.engine.configure({ stepMs: 30 });
     }

@@ -3,6 +3,7 @@
 // deployments keep writing their own tables); writes only this module's runs.
 import type { Queryable } from '../../db/db.ts';
 import { repositoryKey } from '../git-push/git-push.rules.ts';
+import { repositoryOfSpec } from '../provider-status/provider-status.rules.ts';
 import type { WorkflowSpec } from './workflows.rules.ts';
 
 /** what a run per pull request needs of its preview (the previews module's row) */
@@ -92,9 +93,8 @@ export async function repositoryTokenId(db: Queryable, environmentId: string, ke
   const rows = await db.query<{ type: string; spec: Record<string, unknown> }>(
     `select type, spec from services where environment_id = $1 and type in ('APPLICATION', 'JOB') order by created_at, id`, [environmentId]);
   for (const r of rows) {
-    const source = r.type === 'APPLICATION' ? r.spec.git_repository : (r.spec.source as { docker?: { git_repository?: unknown } } | undefined)?.docker?.git_repository;
-    const git = source as { url?: unknown; git_token_id?: unknown } | undefined;
-    if (typeof git?.url === 'string' && repositoryKey(git.url) === key && typeof git.git_token_id === 'string') return git.git_token_id;
+    const { repositoryUrl, gitTokenId } = repositoryOfSpec(r.type, r.spec);
+    if (repositoryUrl && gitTokenId && repositoryKey(repositoryUrl) === key) return gitTokenId;
   }
   return null;
 }
