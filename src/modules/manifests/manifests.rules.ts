@@ -4,7 +4,7 @@
 // environment, its rule and variables, its services and what hangs on them). Secrets are compared
 // by SHA-256 fingerprint of the values and shown only as `changed` (decision 0745). A resource the
 // file names that another file owns stops the plan (409 naming that file).
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../lib/crypto.ts';
 import { conflict } from '../../lib/errors.ts';
 import { SERVICE_KINDS, type DatabaseProperty, type EnvironmentDoc, type FieldChange, type ManifestDoc, type PlannedChange, type ServiceEntry, type ServiceKind } from './manifest.schemas.ts';
 
@@ -68,9 +68,8 @@ export interface PlanInput {
 const KIND_LABEL: Record<ServiceKind, string> = { applications: 'application', containers: 'container', databases: 'database', jobs: 'job', workflows: 'workflow' };
 const EXTRAS = ['variables', 'secrets', 'advanced_settings', 'custom_domains'];
 
-export function fingerprint(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
-}
+/** what the plan compares a secret by (never stored nor returned) */
+export const fingerprint = sha256Hex;
 
 /** `desired` holds for `current`: every member desired equals the current one (members not written keep their value) */
 export function satisfies(desired: unknown, current: unknown): boolean {
